@@ -1,0 +1,1586 @@
+"""Manifest lists, data manifests and index manifests: records, schemas and file codecs.
+
+Spec: ``docs/concepts/spec/manifest.md`` (manifest list, data manifest, index manifest,
+SimpleStats), ``tableindex.md`` (index types), ``fileformat.md`` (Avro / ORC / Parquet types).
+Java: ``org.apache.paimon.manifest.ManifestFileMeta(Serializer)``,
+``ManifestEntry(Serializer)``, ``IndexManifestEntry(Serializer)``, ``FileKind``,
+``org.apache.paimon.io.DataFileMeta(Serializer)``, ``org.apache.paimon.index.IndexFileMeta``,
+``DeletionVectorMeta``, ``GlobalIndexMeta``, ``org.apache.paimon.utils.VersionedObjectSerializer``
+(0.9) / ``ManifestSchemaUtils`` (main), and the writers ``org.apache.paimon.format.avro.
+AvroSchemaConverter``, ``format.orc.OrcTypeUtil``, ``format.parquet.ParquetSchemaConverter``.
+
+The three files are tables of records in the table's ``manifest.format`` (Avro by default,
+else ORC or Parquet), compressed with ``manifest.compression`` (zstd by default, level 1).
+
+Rules stated here:
+
+* Every record starts with ``_VERSION INT NOT NULL``, a format identifier that never changes
+  when nullable fields are added: 2 for manifest entries and manifest-list entries, 1 for
+  index manifest entries. Java rejects any other value (1 is an older, incompatible layout).
+* The fields that follow have grown over releases (see :class:`FieldSet`). Readers in every
+  Java version map file fields to their own read schema *by name*: a field the file lacks reads
+  as null, a field the reader does not know is skipped (0.9's Avro ``RowReader`` skips it, the
+  newer readers do the same). So a file may carry any subset of the known nullable fields and
+  we decode by field presence.
+* Avro: the writer schema is produced by ``AvroSchemaConverter``: the top record is
+  ``org.apache.paimon.avro.generated.record``; a nested row is a record named
+  ``<parent record name>_<field name>`` (``record__FILE``, ``record__FILE__KEY_STATS``) and an
+  array's element row takes the array field's record name; a nullable type is the union
+  ``["null", T]`` with ``"default": null`` on the field; TINYINT/SMALLINT/INT are ``int``,
+  BIGINT ``long``, STRING ``string``, BYTES ``bytes``, TIMESTAMP(3) a ``long`` with logical type
+  ``timestamp-millis``. Java's reader assumes the null branch is branch 0 of every union.
+  Blocks are cut once 64000 uncompressed bytes are buffered (Avro's default sync interval).
+* Since 0.9.0 ("let manifest schema not be nullable") the records are NOT NULL. Files from
+  earlier 0.9 snapshots have a nullable top record (``["null", record]``) and nullable nested
+  rows; they decode the same way.
+* ORC: the same row type as an ORC struct (TINYINT is ``tinyint``, TIMESTAMP ``timestamp``, a
+  wall-clock time). Parquet: 3-level lists (``<name>/list/element``), TINYINT as INT32 with
+  ``INT(8, signed)``, TIMESTAMP(3) as INT64 ``TIMESTAMP(MILLIS, isAdjustedToUTC=false)``,
+  NOT NULL fields ``required``; since Paimon 1.0 each field carries its Paimon field id.
+* Binary-row-valued fields (``_PARTITION``, ``_MIN_KEY``, ``_MAX_KEY`` and the stats rows) are
+  serialized BinaryRows kept as raw ``bytes`` here (``reference.spec.binary_row`` decodes them).
+
+Compatibility of what we write (the writer default, :data:`DEFAULT_FIELD_SET`): we write the
+0.9.0 field set unless told otherwise; in Avro the bytes equal what Java 0.9.0 writes for the
+same records and sync marker. Java 0.9 accepts it (it is its own schema) and every newer Java
+reads it (the newer fields read as null, which is what they mean for such files). Java 0.9
+also reads files with newer field sets in all three formats (it maps fields by name and skips
+the unknown ones), but it drops their values silently, so an encoder asked for a field set
+that cannot hold a non-null value of a record raises instead of dropping the value.
+
+Limits of the ORC and Parquet decoders: pyarrow does the decoding. We check the file's
+structure first (magic, tail lengths), so truncated and mislabelled files fail with a reason;
+but pyarrow's C++ ORC reader can abort the process on bytes corrupted *inside* a compressed
+stream, which no Python code can catch.
+"""
+
+from __future__ import annotations
+
+import bz2
+import datetime
+import hashlib
+import io
+import json
+import lzma
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, TypeVar
+
+import cramjam
+import fastavro
+import pyarrow as pa
+import pyarrow.orc as pa_orc
+import pyarrow.parquet as pa_parquet
+import zstandard
+
+from reference.errors import (
+    InvalidOptionError,
+    PaimonFormatError,
+    SpecViolation,
+    UnsupportedFeature,
+)
+from reference.spec.data import EPOCH_DATETIME, Timestamp
+from reference.spec.data_file import JAVA_INT_MAX, DataFileMeta, FileSource, MetaFileKind
+from reference.spec.stats import (
+    SIMPLE_STATS_TYPE,
+    RowDict,
+    SimpleStats,
+    decode_simple_stats_row,
+    encode_simple_stats_row,
+)
+from reference.spec.types import (
+    MAX_LENGTH,
+    ArrayType,
+    BigIntType,
+    BooleanType,
+    DataField,
+    DataType,
+    DoubleType,
+    FloatType,
+    IntType,
+    RowType,
+    SmallIntType,
+    TimestampType,
+    TinyIntType,
+    VarBinaryType,
+    VarCharType,
+)
+
+# --------------------------------------------------------------------------------------------
+# Formats, field sets, kinds
+# --------------------------------------------------------------------------------------------
+
+
+class ManifestFormat(Enum):
+    """The file format of manifest files (option ``manifest.format``)."""
+
+    AVRO = "avro"
+    ORC = "orc"
+    PARQUET = "parquet"
+
+
+def parse_manifest_format(text: str) -> ManifestFormat:
+    """The :class:`ManifestFormat` named by a ``manifest.format`` option value."""
+    for candidate in ManifestFormat:
+        if candidate.value == text.strip().lower():
+            return candidate
+    raise InvalidOptionError("manifest.format", text, "must be one of avro, orc, parquet")
+
+
+class FieldSet(Enum):
+    """Which fields a writer emits: the set of a Paimon release.
+
+    ===========  ==============================================================================
+    set          fields added (on top of the previous set)
+    ===========  ==============================================================================
+    0.9          the base set: DataFileMeta up to ``_FILE_SOURCE``, 6 manifest-list fields,
+                 index manifest up to ``_DELETIONS_VECTORS_RANGES`` with ``f0, f1, f2``
+    1.0          ``_VALUE_STATS_COLS``, ``_EXTERNAL_PATH``; ``_CARDINALITY`` in DV ranges
+    1.1          manifest list ``_MIN_BUCKET``, ``_MAX_BUCKET``, ``_MIN_LEVEL``, ``_MAX_LEVEL``
+    1.3          ``_FIRST_ROW_ID``, ``_WRITE_COLS``; index manifest ``_EXTERNAL_PATH``
+    1.4          manifest list ``_MIN_ROW_ID``, ``_MAX_ROW_ID``; index ``_GLOBAL_INDEX``
+    2.0          ``_GLOBAL_INDEX._SOURCE_META``
+    main         ``_WRITE_COLS_SEQUENCES`` (unreleased in the checkout we read)
+    ===========  ==============================================================================
+
+    (1.2 writes the 1.1 set.) Releases are ordered; a set includes all earlier ones.
+    """
+
+    PAIMON_0_9 = "0.9"
+    PAIMON_1_0 = "1.0"
+    PAIMON_1_1 = "1.1"
+    PAIMON_1_3 = "1.3"
+    PAIMON_1_4 = "1.4"
+    PAIMON_2_0 = "2.0"
+    PAIMON_MAIN = "main"
+
+    @property
+    def rank(self) -> int:
+        return list(FieldSet).index(self)
+
+
+DEFAULT_FIELD_SET = FieldSet.PAIMON_0_9
+"""What encoders write unless told otherwise: readable by Java 0.9 and by every newer Java."""
+
+LATEST_FIELD_SET = FieldSet.PAIMON_MAIN
+
+
+def is_field_in_set(since: FieldSet, field_set: FieldSet) -> bool:
+    """True when a field introduced in ``since`` is written by ``field_set``."""
+    return field_set.rank >= since.rank
+
+
+class FileKind(Enum):
+    """Whether a manifest entry adds or deletes its file (Java ``FileKind``; a TINYINT)."""
+
+    ADD = 0
+    DELETE = 1
+
+
+DEFAULT_MANIFEST_COMPRESSION = "zstd"
+DEFAULT_ZSTD_LEVEL = 1
+"""Java's ``file.compression.zstd-level`` default, also used for manifests."""
+
+MANIFEST_ENTRY_FORMAT_IDENTIFIER = 2
+MANIFEST_FILE_META_FORMAT_IDENTIFIER = 2
+INDEX_MANIFEST_ENTRY_FORMAT_IDENTIFIER = 1
+
+HASH_INDEX_TYPE = "HASH"
+"""The dynamic-bucket hash index (``tableindex.md``)."""
+DELETION_VECTORS_INDEX_TYPE = "DELETION_VECTORS"
+
+
+# --------------------------------------------------------------------------------------------
+# Records
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ManifestFileMeta:
+    """One entry of a manifest list: a manifest file and a summary of its entries.
+
+    ``partition_stats`` spans the partitions of the manifest's entries. The bucket, level and
+    row-id ranges are None in files written before they existed.
+    """
+
+    file_name: str
+    file_size: int
+    num_added_files: int
+    num_deleted_files: int
+    partition_stats: SimpleStats
+    schema_id: int
+    min_bucket: int | None = None
+    max_bucket: int | None = None
+    min_level: int | None = None
+    max_level: int | None = None
+    min_row_id: int | None = None
+    max_row_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One entry of a data manifest: a data or changelog file added or deleted.
+
+    ``partition`` is the serialized partition BinaryRow; ``total_buckets`` is the table's
+    bucket count when the file was written (-1 for dynamic / unaware bucket tables).
+    """
+
+    kind: FileKind
+    partition: bytes
+    bucket: int
+    total_buckets: int
+    file: DataFileMeta
+
+
+@dataclass(frozen=True)
+class DeletionVectorMeta:
+    """Where one data file's deletion vector sits in a deletion-vectors index file.
+
+    On disk: ``f0`` = data file name, ``f1`` = offset, ``f2`` = length, ``_CARDINALITY`` =
+    number of deleted rows (None in 0.9 files). Java: ``index.DeletionVectorMeta``.
+    """
+
+    data_file_name: str
+    offset: int
+    length: int
+    cardinality: int | None = None
+
+
+@dataclass(frozen=True)
+class GlobalIndexMeta:
+    """The row range and column of a global index file (Java ``index.GlobalIndexMeta``)."""
+
+    row_range_start: int
+    row_range_end: int
+    index_field_id: int
+    extra_field_ids: tuple[int, ...] | None = None
+    index_meta: bytes | None = None
+    source_meta: bytes | None = None
+
+
+@dataclass(frozen=True)
+class IndexFileMeta:
+    """An index file: its type (``HASH``, ``DELETION_VECTORS``, ...), name, size and rows.
+
+    ``dv_ranges`` is set for deletion-vectors files only. Java: ``index.IndexFileMeta``.
+    """
+
+    index_type: str
+    file_name: str
+    file_size: int
+    row_count: int
+    dv_ranges: tuple[DeletionVectorMeta, ...] | None = None
+    external_path: str | None = None
+    global_index: GlobalIndexMeta | None = None
+
+
+@dataclass(frozen=True)
+class IndexManifestEntry:
+    """One entry of an index manifest: an index file of one partition and bucket."""
+
+    kind: FileKind
+    partition: bytes
+    bucket: int
+    index_file: IndexFileMeta
+
+
+# --------------------------------------------------------------------------------------------
+# Row types per field set
+# --------------------------------------------------------------------------------------------
+
+VERSION_FIELD = DataField(-1, "_VERSION", IntType(nullable=False))
+"""The format identifier in front of every manifest record (field id -1)."""
+
+_STRING = VarCharType(MAX_LENGTH, nullable=False)
+_NULLABLE_STRING = VarCharType(MAX_LENGTH)
+_BYTES = VarBinaryType(MAX_LENGTH, nullable=False)
+_NULLABLE_BYTES = VarBinaryType(MAX_LENGTH)
+_BIGINT = BigIntType(nullable=False)
+_INT = IntType(nullable=False)
+_TINYINT = TinyIntType(nullable=False)
+_V09 = FieldSet.PAIMON_0_9
+_V10 = FieldSet.PAIMON_1_0
+_V11 = FieldSet.PAIMON_1_1
+_V13 = FieldSet.PAIMON_1_3
+_V14 = FieldSet.PAIMON_1_4
+_V20 = FieldSet.PAIMON_2_0
+_MAIN = FieldSet.PAIMON_MAIN
+
+
+def _row_type(
+    field_set: FieldSet, candidates: Sequence[tuple[FieldSet, DataField]], *, nullable: bool
+) -> RowType:
+    """The row of the candidate fields that ``field_set`` writes, in candidate order."""
+    fields = tuple(field for since, field in candidates if is_field_in_set(since, field_set))
+    return RowType(fields, nullable=nullable)
+
+
+def compute_data_file_meta_type(field_set: FieldSet) -> RowType:
+    """The ``_FILE`` row of a manifest entry (Java ``DataFileMeta.SCHEMA``)."""
+    stats = SIMPLE_STATS_TYPE
+    return _row_type(
+        field_set,
+        [
+            (_V09, DataField(0, "_FILE_NAME", _STRING)),
+            (_V09, DataField(1, "_FILE_SIZE", _BIGINT)),
+            (_V09, DataField(2, "_ROW_COUNT", _BIGINT)),
+            (_V09, DataField(3, "_MIN_KEY", _BYTES)),
+            (_V09, DataField(4, "_MAX_KEY", _BYTES)),
+            (_V09, DataField(5, "_KEY_STATS", stats)),
+            (_V09, DataField(6, "_VALUE_STATS", stats)),
+            (_V09, DataField(7, "_MIN_SEQUENCE_NUMBER", _BIGINT)),
+            (_V09, DataField(8, "_MAX_SEQUENCE_NUMBER", _BIGINT)),
+            (_V09, DataField(9, "_SCHEMA_ID", _BIGINT)),
+            (_V09, DataField(10, "_LEVEL", _INT)),
+            (_V09, DataField(11, "_EXTRA_FILES", ArrayType(_STRING, nullable=False))),
+            (_V09, DataField(12, "_CREATION_TIME", TimestampType(3))),
+            (_V09, DataField(13, "_DELETE_ROW_COUNT", BigIntType())),
+            (_V09, DataField(14, "_EMBEDDED_FILE_INDEX", _NULLABLE_BYTES)),
+            (_V09, DataField(15, "_FILE_SOURCE", TinyIntType())),
+            (_V10, DataField(16, "_VALUE_STATS_COLS", ArrayType(_STRING))),
+            (_V10, DataField(17, "_EXTERNAL_PATH", _NULLABLE_STRING)),
+            (_V13, DataField(18, "_FIRST_ROW_ID", BigIntType())),
+            (_V13, DataField(19, "_WRITE_COLS", ArrayType(_STRING))),
+            (_MAIN, DataField(20, "_WRITE_COLS_SEQUENCES", ArrayType(_BIGINT))),
+        ],
+        nullable=False,
+    )
+
+
+def compute_manifest_entry_type(field_set: FieldSet) -> RowType:
+    """The record of a data manifest (Java ``ManifestEntry.MANIFEST_ROW_TYPE``)."""
+    return _row_type(
+        field_set,
+        [
+            (_V09, VERSION_FIELD),
+            (_V09, DataField(0, "_KIND", _TINYINT)),
+            (_V09, DataField(1, "_PARTITION", _BYTES)),
+            (_V09, DataField(2, "_BUCKET", _INT)),
+            (_V09, DataField(3, "_TOTAL_BUCKETS", _INT)),
+            (_V09, DataField(4, "_FILE", compute_data_file_meta_type(field_set))),
+        ],
+        nullable=False,
+    )
+
+
+def compute_manifest_file_meta_type(field_set: FieldSet) -> RowType:
+    """The record of a manifest list (Java ``ManifestFileMeta.SCHEMA`` plus ``_VERSION``)."""
+    return _row_type(
+        field_set,
+        [
+            (_V09, VERSION_FIELD),
+            (_V09, DataField(0, "_FILE_NAME", _STRING)),
+            (_V09, DataField(1, "_FILE_SIZE", _BIGINT)),
+            (_V09, DataField(2, "_NUM_ADDED_FILES", _BIGINT)),
+            (_V09, DataField(3, "_NUM_DELETED_FILES", _BIGINT)),
+            (_V09, DataField(4, "_PARTITION_STATS", SIMPLE_STATS_TYPE)),
+            (_V09, DataField(5, "_SCHEMA_ID", _BIGINT)),
+            (_V11, DataField(6, "_MIN_BUCKET", IntType())),
+            (_V11, DataField(7, "_MAX_BUCKET", IntType())),
+            (_V11, DataField(8, "_MIN_LEVEL", IntType())),
+            (_V11, DataField(9, "_MAX_LEVEL", IntType())),
+            (_V14, DataField(10, "_MIN_ROW_ID", BigIntType())),
+            (_V14, DataField(11, "_MAX_ROW_ID", BigIntType())),
+        ],
+        nullable=False,
+    )
+
+
+def compute_deletion_vector_meta_type(field_set: FieldSet) -> RowType:
+    """The element row of ``_DELETIONS_VECTORS_RANGES`` (Java ``DeletionVectorMeta.SCHEMA``)."""
+    return _row_type(
+        field_set,
+        [
+            (_V09, DataField(0, "f0", _STRING)),
+            (_V09, DataField(1, "f1", _INT)),
+            (_V09, DataField(2, "f2", _INT)),
+            (_V10, DataField(3, "_CARDINALITY", BigIntType())),
+        ],
+        nullable=True,
+    )
+
+
+def compute_global_index_meta_type(field_set: FieldSet) -> RowType:
+    """The ``_GLOBAL_INDEX`` row of an index manifest entry (Java ``GlobalIndexMeta.SCHEMA``)."""
+    return _row_type(
+        field_set,
+        [
+            (_V14, DataField(0, "_ROW_RANGE_START", _BIGINT)),
+            (_V14, DataField(1, "_ROW_RANGE_END", _BIGINT)),
+            (_V14, DataField(2, "_INDEX_FIELD_ID", _INT)),
+            (_V14, DataField(3, "_EXTRA_FIELD_IDS", ArrayType(_INT))),
+            (_V14, DataField(4, "_INDEX_META", _NULLABLE_BYTES)),
+            (_V20, DataField(5, "_SOURCE_META", _NULLABLE_BYTES)),
+        ],
+        nullable=True,
+    )
+
+
+def compute_index_manifest_entry_type(field_set: FieldSet) -> RowType:
+    """The record of an index manifest (Java ``IndexManifestEntry.MANIFEST_ROW_TYPE``)."""
+    ranges = ArrayType(compute_deletion_vector_meta_type(field_set))
+    return _row_type(
+        field_set,
+        [
+            (_V09, VERSION_FIELD),
+            (_V09, DataField(0, "_KIND", _TINYINT)),
+            (_V09, DataField(1, "_PARTITION", _BYTES)),
+            (_V09, DataField(2, "_BUCKET", _INT)),
+            (_V09, DataField(3, "_INDEX_TYPE", _STRING)),
+            (_V09, DataField(4, "_FILE_NAME", _STRING)),
+            (_V09, DataField(5, "_FILE_SIZE", _BIGINT)),
+            (_V09, DataField(6, "_ROW_COUNT", _BIGINT)),
+            (_V09, DataField(7, "_DELETIONS_VECTORS_RANGES", ranges)),
+            (_V13, DataField(8, "_EXTERNAL_PATH", _NULLABLE_STRING)),
+            (_V14, DataField(9, "_GLOBAL_INDEX", compute_global_index_meta_type(field_set))),
+        ],
+        nullable=False,
+    )
+
+
+_RECORD_TYPES: dict[MetaFileKind, Callable[[FieldSet], RowType]] = {
+    MetaFileKind.MANIFEST_LIST: compute_manifest_file_meta_type,
+    MetaFileKind.MANIFEST: compute_manifest_entry_type,
+    MetaFileKind.INDEX_MANIFEST: compute_index_manifest_entry_type,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Row dicts: values of one record as plain Python
+# --------------------------------------------------------------------------------------------
+
+_EPOCH_UTC = EPOCH_DATETIME.replace(tzinfo=datetime.timezone.utc)
+_ONE_MILLI = datetime.timedelta(milliseconds=1)
+_T = TypeVar("_T")
+
+
+def _fail(context: str, name: str, reason: str) -> PaimonFormatError:
+    return PaimonFormatError(f"{context}.{name}: {reason}")
+
+
+def _required(row: Mapping[str, Any], name: str, context: str) -> Any:
+    if name not in row:
+        raise _fail(context, name, "required field is missing")
+    if row[name] is None:
+        raise _fail(context, name, "required field is null")
+    return row[name]
+
+
+def _typed(value: Any, expected: type[_T] | tuple[type, ...], name: str, context: str) -> Any:
+    if not isinstance(value, expected) or isinstance(value, bool):
+        raise _fail(context, name, f"unexpected value {value!r}")
+    return value
+
+
+def _required_int(row: Mapping[str, Any], name: str, context: str) -> int:
+    return int(_typed(_required(row, name, context), int, name, context))
+
+
+def _required_str(row: Mapping[str, Any], name: str, context: str) -> str:
+    return str(_typed(_required(row, name, context), str, name, context))
+
+
+def _required_bytes(row: Mapping[str, Any], name: str, context: str) -> bytes:
+    return bytes(_typed(_required(row, name, context), (bytes, bytearray), name, context))
+
+
+def _optional_int(row: Mapping[str, Any], name: str, context: str) -> int | None:
+    value = row.get(name)
+    return None if value is None else int(_typed(value, int, name, context))
+
+
+def _optional_str(row: Mapping[str, Any], name: str, context: str) -> str | None:
+    value = row.get(name)
+    return None if value is None else str(_typed(value, str, name, context))
+
+
+def _optional_bytes(row: Mapping[str, Any], name: str, context: str) -> bytes | None:
+    value = row.get(name)
+    return None if value is None else bytes(_typed(value, (bytes, bytearray), name, context))
+
+
+def _items(value: Any, item_type: type, name: str, context: str) -> tuple[Any, ...]:
+    items = _typed(value, (list, tuple), name, context)
+    for item in items:
+        _typed(item, item_type, name, context)
+    return tuple(items)
+
+
+def _optional_items(
+    row: Mapping[str, Any], name: str, item_type: type, context: str
+) -> tuple[Any, ...] | None:
+    value = row.get(name)
+    return None if value is None else _items(value, item_type, name, context)
+
+
+def _required_row(row: Mapping[str, Any], name: str, context: str) -> Mapping[str, Any]:
+    return dict(_typed(_required(row, name, context), Mapping, name, context))
+
+
+def _check_format_identifier(row: Mapping[str, Any], expected: int, context: str) -> None:
+    version = _required_int(row, VERSION_FIELD.name, context)
+    if version != expected:
+        raise _fail(
+            context,
+            VERSION_FIELD.name,
+            f"unsupported format identifier {version}, expected {expected}",
+        )
+
+
+def _decode_file_kind(row: Mapping[str, Any], context: str) -> FileKind:
+    value = _required_int(row, "_KIND", context)
+    for kind in FileKind:
+        if kind.value == value:
+            return kind
+    raise _fail(context, "_KIND", f"unknown file kind {value}")
+
+
+def _decode_file_source(row: Mapping[str, Any], context: str) -> FileSource | None:
+    value = _optional_int(row, "_FILE_SOURCE", context)
+    if value is None:
+        return None
+    for source in FileSource:
+        if source.value == value:
+            return source
+    raise _fail(context, "_FILE_SOURCE", f"unknown file source {value}")
+
+
+def decode_timestamp_millis(value: object) -> Timestamp:
+    """A TIMESTAMP(3) read by fastavro or Arrow: epoch millis, or a (wall-clock) datetime.
+
+    An aware datetime (fastavro's ``timestamp-millis``) is taken in UTC; a naive one (Arrow)
+    as is; both mean the wall-clock time the writer stored.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Timestamp(value)
+    if not isinstance(value, datetime.datetime):
+        raise PaimonFormatError(f"expected a timestamp, got {value!r}")
+    naive = value if value.tzinfo is None else value.astimezone(datetime.timezone.utc)
+    since_epoch = naive.replace(tzinfo=datetime.timezone.utc) - _EPOCH_UTC
+    millis = since_epoch // _ONE_MILLI
+    nanos = (naive.microsecond % 1000) * 1000 + int(getattr(naive, "nanosecond", 0))
+    return Timestamp(int(millis), nanos)
+
+
+def _optional_timestamp(row: Mapping[str, Any], name: str, context: str) -> Timestamp | None:
+    value = row.get(name)
+    if value is None:
+        return None
+    try:
+        return decode_timestamp_millis(value)
+    except PaimonFormatError as error:
+        raise _fail(context, name, error.reason) from None
+
+
+def _project(full: RowDict, row_type: RowType, context: str) -> RowDict:
+    """Keep the fields of ``row_type``; a dropped field must be null (never lose a value)."""
+    names = set(row_type.field_names)
+    for name, value in full.items():
+        if name not in names and value is not None:
+            raise UnsupportedFeature(
+                f"{context}.{name} is set but the requested field set does not have it; "
+                "encode with a newer FieldSet"
+            )
+    return {name: full[name] for name in row_type.field_names}
+
+
+def encode_data_file_meta_row(meta: DataFileMeta, field_set: FieldSet) -> RowDict:
+    """The ``_FILE`` row dict of ``meta`` with the fields of ``field_set``.
+
+    ``creation_time`` is written as epoch millis: nanos within the milli are dropped, as Java's
+    TIMESTAMP(3) writers do.
+    """
+    creation = None if meta.creation_time is None else meta.creation_time.millisecond
+    full: RowDict = {
+        "_FILE_NAME": meta.file_name,
+        "_FILE_SIZE": meta.file_size,
+        "_ROW_COUNT": meta.row_count,
+        "_MIN_KEY": meta.min_key,
+        "_MAX_KEY": meta.max_key,
+        "_KEY_STATS": encode_simple_stats_row(meta.key_stats),
+        "_VALUE_STATS": encode_simple_stats_row(meta.value_stats),
+        "_MIN_SEQUENCE_NUMBER": meta.min_sequence_number,
+        "_MAX_SEQUENCE_NUMBER": meta.max_sequence_number,
+        "_SCHEMA_ID": meta.schema_id,
+        "_LEVEL": meta.level,
+        "_EXTRA_FILES": list(meta.extra_files),
+        "_CREATION_TIME": creation,
+        "_DELETE_ROW_COUNT": meta.delete_row_count,
+        "_EMBEDDED_FILE_INDEX": meta.embedded_index,
+        "_FILE_SOURCE": None if meta.file_source is None else meta.file_source.value,
+        "_VALUE_STATS_COLS": _list_or_none(meta.value_stats_cols),
+        "_EXTERNAL_PATH": meta.external_path,
+        "_FIRST_ROW_ID": meta.first_row_id,
+        "_WRITE_COLS": _list_or_none(meta.write_cols),
+        "_WRITE_COLS_SEQUENCES": _list_or_none(meta.write_cols_sequences),
+    }
+    return _project(full, compute_data_file_meta_type(field_set), "_FILE")
+
+
+def _list_or_none(values: tuple[Any, ...] | None) -> list[Any] | None:
+    return None if values is None else list(values)
+
+
+def decode_data_file_meta_row(row: object, context: str = "_FILE") -> DataFileMeta:
+    """A :class:`DataFileMeta` from a ``_FILE`` row dict of any field set."""
+    if not isinstance(row, Mapping):
+        raise PaimonFormatError(f"{context}: expected a row, got {row!r}")
+    return DataFileMeta(
+        file_name=_required_str(row, "_FILE_NAME", context),
+        file_size=_required_int(row, "_FILE_SIZE", context),
+        row_count=_required_int(row, "_ROW_COUNT", context),
+        min_key=_required_bytes(row, "_MIN_KEY", context),
+        max_key=_required_bytes(row, "_MAX_KEY", context),
+        key_stats=decode_simple_stats_row(
+            _required(row, "_KEY_STATS", context), context=f"{context}._KEY_STATS"
+        ),
+        value_stats=decode_simple_stats_row(
+            _required(row, "_VALUE_STATS", context), context=f"{context}._VALUE_STATS"
+        ),
+        min_sequence_number=_required_int(row, "_MIN_SEQUENCE_NUMBER", context),
+        max_sequence_number=_required_int(row, "_MAX_SEQUENCE_NUMBER", context),
+        schema_id=_required_int(row, "_SCHEMA_ID", context),
+        level=_required_int(row, "_LEVEL", context),
+        extra_files=_items(_required(row, "_EXTRA_FILES", context), str, "_EXTRA_FILES", context),
+        creation_time=_optional_timestamp(row, "_CREATION_TIME", context),
+        delete_row_count=_optional_int(row, "_DELETE_ROW_COUNT", context),
+        embedded_index=_optional_bytes(row, "_EMBEDDED_FILE_INDEX", context),
+        file_source=_decode_file_source(row, context),
+        value_stats_cols=_optional_items(row, "_VALUE_STATS_COLS", str, context),
+        external_path=_optional_str(row, "_EXTERNAL_PATH", context),
+        first_row_id=_optional_int(row, "_FIRST_ROW_ID", context),
+        write_cols=_optional_items(row, "_WRITE_COLS", str, context),
+        write_cols_sequences=_optional_items(row, "_WRITE_COLS_SEQUENCES", int, context),
+    )
+
+
+def encode_manifest_entry_row(entry: ManifestEntry, field_set: FieldSet) -> RowDict:
+    """The data-manifest row dict of ``entry``."""
+    full: RowDict = {
+        VERSION_FIELD.name: MANIFEST_ENTRY_FORMAT_IDENTIFIER,
+        "_KIND": entry.kind.value,
+        "_PARTITION": entry.partition,
+        "_BUCKET": entry.bucket,
+        "_TOTAL_BUCKETS": entry.total_buckets,
+        "_FILE": encode_data_file_meta_row(entry.file, field_set),
+    }
+    return _project(full, compute_manifest_entry_type(field_set), "manifest entry")
+
+
+def decode_manifest_entry_row(row: Mapping[str, Any]) -> ManifestEntry:
+    """A :class:`ManifestEntry` from a data-manifest row dict of any field set."""
+    context = "manifest entry"
+    _check_format_identifier(row, MANIFEST_ENTRY_FORMAT_IDENTIFIER, context)
+    return ManifestEntry(
+        kind=_decode_file_kind(row, context),
+        partition=_required_bytes(row, "_PARTITION", context),
+        bucket=_required_int(row, "_BUCKET", context),
+        total_buckets=_required_int(row, "_TOTAL_BUCKETS", context),
+        file=decode_data_file_meta_row(_required(row, "_FILE", context)),
+    )
+
+
+def encode_manifest_file_meta_row(meta: ManifestFileMeta, field_set: FieldSet) -> RowDict:
+    """The manifest-list row dict of ``meta``."""
+    full: RowDict = {
+        VERSION_FIELD.name: MANIFEST_FILE_META_FORMAT_IDENTIFIER,
+        "_FILE_NAME": meta.file_name,
+        "_FILE_SIZE": meta.file_size,
+        "_NUM_ADDED_FILES": meta.num_added_files,
+        "_NUM_DELETED_FILES": meta.num_deleted_files,
+        "_PARTITION_STATS": encode_simple_stats_row(meta.partition_stats),
+        "_SCHEMA_ID": meta.schema_id,
+        "_MIN_BUCKET": meta.min_bucket,
+        "_MAX_BUCKET": meta.max_bucket,
+        "_MIN_LEVEL": meta.min_level,
+        "_MAX_LEVEL": meta.max_level,
+        "_MIN_ROW_ID": meta.min_row_id,
+        "_MAX_ROW_ID": meta.max_row_id,
+    }
+    return _project(full, compute_manifest_file_meta_type(field_set), "manifest file meta")
+
+
+def decode_manifest_file_meta_row(row: Mapping[str, Any]) -> ManifestFileMeta:
+    """A :class:`ManifestFileMeta` from a manifest-list row dict of any field set."""
+    context = "manifest file meta"
+    _check_format_identifier(row, MANIFEST_FILE_META_FORMAT_IDENTIFIER, context)
+    return ManifestFileMeta(
+        file_name=_required_str(row, "_FILE_NAME", context),
+        file_size=_required_int(row, "_FILE_SIZE", context),
+        num_added_files=_required_int(row, "_NUM_ADDED_FILES", context),
+        num_deleted_files=_required_int(row, "_NUM_DELETED_FILES", context),
+        partition_stats=decode_simple_stats_row(
+            _required(row, "_PARTITION_STATS", context), context=f"{context}._PARTITION_STATS"
+        ),
+        schema_id=_required_int(row, "_SCHEMA_ID", context),
+        min_bucket=_optional_int(row, "_MIN_BUCKET", context),
+        max_bucket=_optional_int(row, "_MAX_BUCKET", context),
+        min_level=_optional_int(row, "_MIN_LEVEL", context),
+        max_level=_optional_int(row, "_MAX_LEVEL", context),
+        min_row_id=_optional_int(row, "_MIN_ROW_ID", context),
+        max_row_id=_optional_int(row, "_MAX_ROW_ID", context),
+    )
+
+
+def encode_deletion_vector_meta_row(meta: DeletionVectorMeta, field_set: FieldSet) -> RowDict:
+    full: RowDict = {
+        "f0": meta.data_file_name,
+        "f1": meta.offset,
+        "f2": meta.length,
+        "_CARDINALITY": meta.cardinality,
+    }
+    return _project(full, compute_deletion_vector_meta_type(field_set), "deletion vector meta")
+
+
+def decode_deletion_vector_meta_row(row: object) -> DeletionVectorMeta:
+    context = "_DELETIONS_VECTORS_RANGES"
+    if not isinstance(row, Mapping):
+        raise PaimonFormatError(f"{context}: expected a row, got {row!r}")
+    return DeletionVectorMeta(
+        data_file_name=_required_str(row, "f0", context),
+        offset=_required_int(row, "f1", context),
+        length=_required_int(row, "f2", context),
+        cardinality=_optional_int(row, "_CARDINALITY", context),
+    )
+
+
+def encode_global_index_meta_row(meta: GlobalIndexMeta, field_set: FieldSet) -> RowDict:
+    full: RowDict = {
+        "_ROW_RANGE_START": meta.row_range_start,
+        "_ROW_RANGE_END": meta.row_range_end,
+        "_INDEX_FIELD_ID": meta.index_field_id,
+        "_EXTRA_FIELD_IDS": _list_or_none(meta.extra_field_ids),
+        "_INDEX_META": meta.index_meta,
+        "_SOURCE_META": meta.source_meta,
+    }
+    return _project(full, compute_global_index_meta_type(field_set), "_GLOBAL_INDEX")
+
+
+def decode_global_index_meta_row(row: object) -> GlobalIndexMeta:
+    context = "_GLOBAL_INDEX"
+    if not isinstance(row, Mapping):
+        raise PaimonFormatError(f"{context}: expected a row, got {row!r}")
+    return GlobalIndexMeta(
+        row_range_start=_required_int(row, "_ROW_RANGE_START", context),
+        row_range_end=_required_int(row, "_ROW_RANGE_END", context),
+        index_field_id=_required_int(row, "_INDEX_FIELD_ID", context),
+        extra_field_ids=_optional_items(row, "_EXTRA_FIELD_IDS", int, context),
+        index_meta=_optional_bytes(row, "_INDEX_META", context),
+        source_meta=_optional_bytes(row, "_SOURCE_META", context),
+    )
+
+
+def encode_index_manifest_entry_row(entry: IndexManifestEntry, field_set: FieldSet) -> RowDict:
+    """The index-manifest row dict of ``entry`` (the index file's fields are inlined)."""
+    index_file = entry.index_file
+    ranges = index_file.dv_ranges
+    global_index = index_file.global_index
+    full: RowDict = {
+        VERSION_FIELD.name: INDEX_MANIFEST_ENTRY_FORMAT_IDENTIFIER,
+        "_KIND": entry.kind.value,
+        "_PARTITION": entry.partition,
+        "_BUCKET": entry.bucket,
+        "_INDEX_TYPE": index_file.index_type,
+        "_FILE_NAME": index_file.file_name,
+        "_FILE_SIZE": index_file.file_size,
+        "_ROW_COUNT": index_file.row_count,
+        "_DELETIONS_VECTORS_RANGES": None
+        if ranges is None
+        else [encode_deletion_vector_meta_row(meta, field_set) for meta in ranges],
+        "_EXTERNAL_PATH": index_file.external_path,
+        "_GLOBAL_INDEX": None
+        if global_index is None
+        else encode_global_index_meta_row(global_index, field_set),
+    }
+    return _project(full, compute_index_manifest_entry_type(field_set), "index manifest entry")
+
+
+def decode_index_manifest_entry_row(row: Mapping[str, Any]) -> IndexManifestEntry:
+    """An :class:`IndexManifestEntry` from an index-manifest row dict of any field set."""
+    context = "index manifest entry"
+    _check_format_identifier(row, INDEX_MANIFEST_ENTRY_FORMAT_IDENTIFIER, context)
+    ranges = row.get("_DELETIONS_VECTORS_RANGES")
+    global_index = row.get("_GLOBAL_INDEX")
+    index_file = IndexFileMeta(
+        index_type=_required_str(row, "_INDEX_TYPE", context),
+        file_name=_required_str(row, "_FILE_NAME", context),
+        file_size=_required_int(row, "_FILE_SIZE", context),
+        row_count=_required_int(row, "_ROW_COUNT", context),
+        dv_ranges=None
+        if ranges is None
+        else tuple(
+            decode_deletion_vector_meta_row(item)
+            for item in _typed(ranges, (list, tuple), "_DELETIONS_VECTORS_RANGES", context)
+        ),
+        external_path=_optional_str(row, "_EXTERNAL_PATH", context),
+        global_index=None if global_index is None else decode_global_index_meta_row(global_index),
+    )
+    return IndexManifestEntry(
+        kind=_decode_file_kind(row, context),
+        partition=_required_bytes(row, "_PARTITION", context),
+        bucket=_required_int(row, "_BUCKET", context),
+        index_file=index_file,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Checking a row dict against its row type before writing
+# --------------------------------------------------------------------------------------------
+
+INVALID_RECORD_CODE = "MANIFEST_RECORD"
+"""The :class:`SpecViolation` code of a record that does not fit its schema."""
+
+_INT_BITS = {TinyIntType: 8, SmallIntType: 16, IntType: 32, BigIntType: 64}
+
+
+def check_row(row: Mapping[str, Any], row_type: RowType, context: str) -> None:
+    """Raise :class:`SpecViolation` unless ``row`` fits ``row_type`` exactly.
+
+    Every field present, nulls only where nullable, integers within their type's range.
+    Writers call it so a bad record fails with a reason instead of a library error.
+    """
+    if set(row) != set(row_type.field_names):
+        raise _invalid(f"{context}: fields {sorted(row)} do not match {row_type.field_names}")
+    for data_field in row_type.fields:
+        _check_value(row[data_field.name], data_field.type, f"{context}.{data_field.name}")
+
+
+def _check_value(value: Any, data_type: DataType, context: str) -> None:
+    if value is None:
+        if not data_type.nullable:
+            raise _invalid(f"{context}: null in a NOT NULL field")
+        return
+    if isinstance(data_type, RowType):
+        if not isinstance(value, Mapping):
+            raise _invalid(f"{context}: expected a row, got {value!r}")
+        check_row(value, data_type, context)
+    elif isinstance(data_type, ArrayType):
+        if not isinstance(value, (list, tuple)):
+            raise _invalid(f"{context}: expected an array, got {value!r}")
+        for item in value:
+            _check_value(item, data_type.element, context)
+    elif type(data_type) in _INT_BITS:
+        bits = _INT_BITS[type(data_type)]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _invalid(f"{context}: expected an integer, got {value!r}")
+        if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+            raise _invalid(f"{context}: {value} is out of range for {data_type}")
+    elif isinstance(data_type, VarCharType) and not isinstance(value, str):
+        raise _invalid(f"{context}: expected a string, got {value!r}")
+    elif isinstance(data_type, VarBinaryType) and not isinstance(value, (bytes, bytearray)):
+        raise _invalid(f"{context}: expected bytes, got {value!r}")
+    elif isinstance(data_type, TimestampType):
+        _check_value(value, BigIntType(), context)
+
+
+def _invalid(reason: str) -> SpecViolation:
+    return SpecViolation(reason, code=INVALID_RECORD_CODE)
+
+
+# --------------------------------------------------------------------------------------------
+# Avro: schema and object container
+# --------------------------------------------------------------------------------------------
+
+AVRO_NAMESPACE = "org.apache.paimon.avro.generated"
+AVRO_TOP_RECORD_NAME = "record"
+AVRO_MAGIC = b"Obj\x01"
+AVRO_SYNC_SIZE = 16
+AVRO_SYNC_INTERVAL = 64_000
+"""Uncompressed bytes after which a block is written (Java ``DEFAULT_SYNC_INTERVAL``)."""
+AVRO_SCHEMA_KEY = "avro.schema"
+AVRO_CODEC_KEY = "avro.codec"
+AVRO_MAX_VARINT_BYTES = 10
+TIMESTAMP_MILLIS_PRECISION = 3
+
+AVRO_CODECS = frozenset({"null", "deflate", "snappy", "zstandard", "bzip2", "xz"})
+_DEFLATE_DEFAULT_LEVEL = -1
+_RAW_DEFLATE_WINDOW_BITS = -15
+_SNAPPY_CRC_SIZE = 4
+
+
+def _avro_type(data_type: DataType, record_name: str) -> Any:
+    """The Avro schema of ``data_type`` as Java's ``AvroSchemaConverter`` writes it."""
+    body: Any
+    if isinstance(data_type, RowType):
+        fields = []
+        for data_field in data_type.fields:
+            entry: dict[str, Any] = {
+                "name": data_field.name,
+                "type": _avro_type(data_field.type, f"{record_name}_{data_field.name}"),
+            }
+            if data_field.type.nullable:
+                entry["default"] = None
+            fields.append(entry)
+        body = {"type": "record", "name": record_name, "fields": fields}
+    elif isinstance(data_type, ArrayType):
+        body = {"type": "array", "items": _avro_type(data_type.element, record_name)}
+    elif isinstance(data_type, (TinyIntType, SmallIntType, IntType)):
+        body = "int"
+    elif isinstance(data_type, BigIntType):
+        body = "long"
+    elif isinstance(data_type, BooleanType):
+        body = "boolean"
+    elif isinstance(data_type, FloatType):
+        body = "float"
+    elif isinstance(data_type, DoubleType):
+        body = "double"
+    elif isinstance(data_type, VarCharType):
+        body = "string"
+    elif isinstance(data_type, VarBinaryType):
+        body = "bytes"
+    elif isinstance(data_type, TimestampType) and data_type.precision <= TIMESTAMP_MILLIS_PRECISION:
+        body = {"type": "long", "logicalType": "timestamp-millis"}
+    else:
+        raise UnsupportedFeature(f"no manifest Avro mapping for {data_type}")
+    return ["null", body] if data_type.nullable else body
+
+
+def compute_avro_schema(row_type: RowType) -> dict[str, Any]:
+    """The writer schema of a manifest file, as a JSON object in Java's member order."""
+    schema = _avro_type(row_type.copy(False), AVRO_TOP_RECORD_NAME)
+    return {
+        "type": "record",
+        "name": AVRO_TOP_RECORD_NAME,
+        "namespace": AVRO_NAMESPACE,
+        "fields": schema["fields"],
+    }
+
+
+def compute_avro_schema_json(row_type: RowType) -> str:
+    """The ``avro.schema`` text Java writes: compact JSON, members in Avro's order."""
+    return json.dumps(compute_avro_schema(row_type), separators=(",", ":"))
+
+
+def encode_avro_long(value: int) -> bytes:
+    """Avro's zig-zag variable-length encoding of a long."""
+    unsigned = (value << 1) ^ (value >> 63)
+    out = bytearray()
+    while unsigned > 0x7F:
+        out.append((unsigned & 0x7F) | 0x80)
+        unsigned >>= 7
+    out.append(unsigned)
+    return bytes(out)
+
+
+def decode_avro_long(data: bytes, position: int) -> tuple[int, int]:
+    """Read one zig-zag varint long at ``position``; returns (value, next position)."""
+    unsigned = 0
+    for index in range(AVRO_MAX_VARINT_BYTES):
+        if position + index >= len(data):
+            raise PaimonFormatError(f"Avro: truncated varint at byte {position}")
+        byte = data[position + index]
+        unsigned |= (byte & 0x7F) << (7 * index)
+        if not byte & 0x80:
+            return (unsigned >> 1) ^ -(unsigned & 1), position + index + 1
+    raise PaimonFormatError(f"Avro: varint longer than {AVRO_MAX_VARINT_BYTES} bytes")
+
+
+def _decode_avro_bytes(data: bytes, position: int, what: str) -> tuple[bytes, int]:
+    length, position = decode_avro_long(data, position)
+    if length < 0 or position + length > len(data):
+        raise PaimonFormatError(f"Avro: {what} of length {length} runs past the end")
+    return data[position : position + length], position + length
+
+
+def compute_avro_codec(compression: str) -> str:
+    """The Avro codec Java uses for a ``manifest.compression`` value.
+
+    ``zstd`` becomes ``zstandard``; any other value is taken as an Avro codec name (Java main
+    ``CodecFactory.fromString``; Java 0.9 used ``snappy`` for every non-zstd value). ``none``
+    is accepted as ``null``.
+    """
+    name = compression.strip().lower()
+    codec = {"zstd": "zstandard", "none": "null", "": "null"}.get(name, name)
+    if codec not in AVRO_CODECS:
+        raise UnsupportedFeature(f"no Avro codec for manifest compression {compression!r}")
+    return codec
+
+
+def _avro_compress(codec: str, data: bytes, zstd_level: int) -> bytes:
+    if codec == "null":
+        return data
+    if codec == "deflate":
+        compressor = zlib.compressobj(
+            _DEFLATE_DEFAULT_LEVEL, zlib.DEFLATED, _RAW_DEFLATE_WINDOW_BITS
+        )
+        return compressor.compress(data) + compressor.flush()
+    if codec == "zstandard":
+        # Java streams the block through a ZstdOutputStream: no content size in the frame.
+        stream = zstandard.ZstdCompressor(level=zstd_level).compressobj()
+        return bytes(stream.compress(data) + stream.flush())
+    if codec == "snappy":
+        crc = zlib.crc32(data).to_bytes(_SNAPPY_CRC_SIZE, "big")
+        return bytes(cramjam.snappy.compress_raw(data)) + crc
+    if codec == "bzip2":
+        return bz2.compress(data)
+    if codec == "xz":
+        return lzma.compress(data, format=lzma.FORMAT_XZ)
+    raise UnsupportedFeature(f"unsupported Avro codec {codec!r}")
+
+
+def _avro_decompress(codec: str, data: bytes) -> bytes:
+    if codec == "null":
+        return data
+    if codec == "deflate":
+        return zlib.decompress(data, _RAW_DEFLATE_WINDOW_BITS)
+    if codec == "zstandard":
+        return bytes(zstandard.ZstdDecompressor().decompressobj().decompress(data))
+    if codec == "snappy":
+        payload, crc = data[:-_SNAPPY_CRC_SIZE], data[-_SNAPPY_CRC_SIZE:]
+        raw = bytes(cramjam.snappy.decompress_raw(payload))
+        if zlib.crc32(raw).to_bytes(_SNAPPY_CRC_SIZE, "big") != crc:
+            raise PaimonFormatError("Avro: snappy block checksum mismatch")
+        return raw
+    if codec == "bzip2":
+        return bz2.decompress(data)
+    if codec == "xz":
+        return lzma.decompress(data)
+    raise UnsupportedFeature(f"unsupported Avro codec {codec!r}")
+
+
+def _encode_avro_metadata(metadata: Sequence[tuple[str, bytes]]) -> bytes:
+    out = encode_avro_long(len(metadata))
+    for key, value in metadata:
+        raw_key = key.encode("utf-8")
+        out += encode_avro_long(len(raw_key)) + raw_key + encode_avro_long(len(value)) + value
+    return out + encode_avro_long(0)
+
+
+def _split_avro_blocks(datums: Sequence[bytes]) -> list[tuple[int, bytes]]:
+    """Group encoded records into blocks the way Java's ``DataFileWriter`` does."""
+    blocks: list[tuple[int, bytes]] = []
+    buffer = bytearray()
+    count = 0
+    for datum in datums:
+        buffer += datum
+        count += 1
+        if len(buffer) >= AVRO_SYNC_INTERVAL:
+            blocks.append((count, bytes(buffer)))
+            buffer, count = bytearray(), 0
+    if count:
+        blocks.append((count, bytes(buffer)))
+    return blocks
+
+
+def encode_avro_container(
+    rows: Sequence[RowDict],
+    schema_json: str,
+    codec: str,
+    *,
+    zstd_level: int = DEFAULT_ZSTD_LEVEL,
+    sync_marker: bytes | None = None,
+) -> bytes:
+    """An Avro object container file of ``rows`` (Avro 1.x spec, "Object Container Files").
+
+    The header metadata is ``avro.schema`` then ``avro.codec`` (the order Java's files have).
+    Without ``sync_marker`` a deterministic one is derived from the content (Java picks a
+    random one), so the function is pure.
+    """
+    if sync_marker is not None and len(sync_marker) != AVRO_SYNC_SIZE:
+        raise ValueError(f"an Avro sync marker has {AVRO_SYNC_SIZE} bytes")
+    parsed = fastavro.parse_schema(json.loads(schema_json))
+    datums = []
+    for row in rows:
+        buffer = io.BytesIO()
+        fastavro.schemaless_writer(buffer, parsed, row)
+        datums.append(buffer.getvalue())
+    if sync_marker is None:
+        digest = hashlib.blake2b(digest_size=AVRO_SYNC_SIZE)
+        digest.update(schema_json.encode("utf-8"))
+        for datum in datums:
+            digest.update(datum)
+        sync_marker = digest.digest()
+    metadata = [(AVRO_SCHEMA_KEY, schema_json.encode("utf-8")), (AVRO_CODEC_KEY, codec.encode())]
+    out = bytearray(AVRO_MAGIC + _encode_avro_metadata(metadata) + sync_marker)
+    for count, block in _split_avro_blocks(datums):
+        payload = _avro_compress(codec, block, zstd_level)
+        out += encode_avro_long(count) + encode_avro_long(len(payload)) + payload + sync_marker
+    return bytes(out)
+
+
+@dataclass(frozen=True)
+class AvroHeader:
+    """The header of an Avro object container file."""
+
+    metadata: dict[str, bytes]
+    sync_marker: bytes
+    body_offset: int
+
+    @property
+    def schema_json(self) -> str:
+        return self.metadata[AVRO_SCHEMA_KEY].decode("utf-8")
+
+    @property
+    def codec(self) -> str:
+        return self.metadata.get(AVRO_CODEC_KEY, b"null").decode("utf-8", errors="replace")
+
+
+def decode_avro_header(data: bytes) -> AvroHeader:
+    """Read magic, metadata map and sync marker; checks each and says what is wrong."""
+    if data[: len(AVRO_MAGIC)] != AVRO_MAGIC:
+        raise PaimonFormatError(f"not an Avro file (magic {data[:4]!r}, expected {AVRO_MAGIC!r})")
+    position = len(AVRO_MAGIC)
+    metadata: dict[str, bytes] = {}
+    while True:
+        count, position = decode_avro_long(data, position)
+        if count == 0:
+            break
+        if count < 0:
+            _, position = decode_avro_long(data, position)
+            count = -count
+        for _ in range(count):
+            key, position = _decode_avro_bytes(data, position, "metadata key")
+            value, position = _decode_avro_bytes(data, position, "metadata value")
+            metadata[key.decode("utf-8", errors="replace")] = value
+    if AVRO_SCHEMA_KEY not in metadata:
+        raise PaimonFormatError("Avro: header has no avro.schema")
+    if position + AVRO_SYNC_SIZE > len(data):
+        raise PaimonFormatError("Avro: truncated header (no sync marker)")
+    sync_marker = data[position : position + AVRO_SYNC_SIZE]
+    return AvroHeader(metadata, sync_marker, position + AVRO_SYNC_SIZE)
+
+
+def decode_avro_container(data: bytes) -> tuple[AvroHeader, list[Any]]:
+    """The header and the records (fastavro values) of an Avro object container file."""
+    header = decode_avro_header(data)
+    try:
+        schema = fastavro.parse_schema(json.loads(header.schema_json))
+    except Exception as error:
+        raise PaimonFormatError(f"Avro: unreadable writer schema ({error})") from None
+    records: list[Any] = []
+    position = header.body_offset
+    while position < len(data):
+        count, position = decode_avro_long(data, position)
+        payload, position = _decode_avro_bytes(data, position, "block")
+        if data[position : position + AVRO_SYNC_SIZE] != header.sync_marker:
+            raise PaimonFormatError(f"Avro: sync marker mismatch after block at byte {position}")
+        position += AVRO_SYNC_SIZE
+        records.extend(_decode_avro_block(header.codec, payload, count, schema))
+    return header, records
+
+
+def _decode_avro_block(codec: str, payload: bytes, count: int, schema: Any) -> list[Any]:
+    if codec not in AVRO_CODECS:
+        raise PaimonFormatError(f"Avro: unknown codec {codec!r}")
+    if count < 0:
+        raise PaimonFormatError(f"Avro: negative record count {count}")
+    try:
+        raw = io.BytesIO(_avro_decompress(codec, payload))
+        records = [fastavro.schemaless_reader(raw, schema, None) for _ in range(count)]
+    except (PaimonFormatError, UnsupportedFeature):
+        raise
+    except Exception as error:
+        raise PaimonFormatError(
+            f"Avro: undecodable block ({type(error).__name__}: {error})"
+        ) from None
+    if raw.read(1):
+        raise PaimonFormatError("Avro: block has bytes after its last record")
+    return records
+
+
+def _avro_field_paths(schema: Any, prefix: str = "") -> set[str]:
+    """Dotted names of all record fields inside a parsed-JSON Avro schema."""
+    if isinstance(schema, list):
+        return set().union(*(_avro_field_paths(branch, prefix) for branch in schema))
+    if not isinstance(schema, Mapping):
+        return set()
+    if schema.get("type") == "array":
+        return _avro_field_paths(schema.get("items"), prefix)
+    paths: set[str] = set()
+    for member in schema.get("fields", []) if schema.get("type") == "record" else []:
+        name = prefix + str(member.get("name"))
+        paths |= {name} | _avro_field_paths(member.get("type"), name + ".")
+    return paths
+
+
+# --------------------------------------------------------------------------------------------
+# ORC and Parquet through Arrow
+# --------------------------------------------------------------------------------------------
+
+PARQUET_FIELD_ID_KEY = b"PARQUET:field_id"
+PARQUET_LIST_ELEMENT_NAME = "element"
+STRUCTURED_TYPE_FIELD_ID_BASE = JAVA_INT_MAX // 4
+STRUCTURED_TYPE_FIELD_DEPTH_LIMIT = 1 << 10
+FIELD_IDS_SINCE = FieldSet.PAIMON_1_0
+"""Java writes Paimon field ids into Parquet manifests since 1.0."""
+
+_ORC_COMPRESSIONS = {
+    "none": "UNCOMPRESSED",
+    "": "UNCOMPRESSED",
+    "uncompressed": "UNCOMPRESSED",
+    "zlib": "ZLIB",
+    "snappy": "SNAPPY",
+    "lz4": "LZ4",
+    "zstd": "ZSTD",
+}
+_PARQUET_COMPRESSIONS = {
+    "none": "none",
+    "": "none",
+    "uncompressed": "none",
+    "snappy": "snappy",
+    "gzip": "gzip",
+    "lz4": "lz4",
+    "brotli": "brotli",
+    "zstd": "zstd",
+}
+
+
+def compute_array_element_field_id(array_field_id: int, depth: int) -> int:
+    """The Parquet field id of an array's element (Java ``SpecialFields``)."""
+    return (
+        STRUCTURED_TYPE_FIELD_ID_BASE + array_field_id * STRUCTURED_TYPE_FIELD_DEPTH_LIMIT + depth
+    )
+
+
+def _id_metadata(field_id: int | None) -> dict[bytes, bytes] | None:
+    if field_id is None or field_id < 0:  # Arrow cannot store Java's id -1 of _VERSION
+        return None
+    return {PARQUET_FIELD_ID_KEY: str(field_id).encode()}
+
+
+def _arrow_type(data_type: DataType, field_id: int | None, depth: int) -> pa.DataType:
+    if isinstance(data_type, RowType):
+        return pa.struct([_arrow_field(f, field_id is not None) for f in data_type.fields])
+    if isinstance(data_type, ArrayType):
+        element_id = (
+            None if field_id is None else compute_array_element_field_id(field_id, depth + 1)
+        )
+        element = pa.field(
+            PARQUET_LIST_ELEMENT_NAME,
+            _arrow_type(data_type.element, field_id, depth + 1),
+            nullable=data_type.element.nullable,
+            metadata=_id_metadata(element_id),
+        )
+        return pa.list_(element)
+    simple: dict[type, pa.DataType] = {
+        TinyIntType: pa.int8(),
+        SmallIntType: pa.int16(),
+        IntType: pa.int32(),
+        BigIntType: pa.int64(),
+        BooleanType: pa.bool_(),
+        FloatType: pa.float32(),
+        DoubleType: pa.float64(),
+        VarCharType: pa.string(),
+        VarBinaryType: pa.binary(),
+    }
+    if type(data_type) in simple:
+        return simple[type(data_type)]
+    if isinstance(data_type, TimestampType) and data_type.precision <= TIMESTAMP_MILLIS_PRECISION:
+        return pa.timestamp("ms")
+    raise UnsupportedFeature(f"no manifest Arrow mapping for {data_type}")
+
+
+def _arrow_field(data_field: DataField, with_ids: bool) -> pa.Field:
+    field_id = data_field.id if with_ids else None
+    return pa.field(
+        data_field.name,
+        _arrow_type(data_field.type, field_id, 0),
+        nullable=data_field.type.nullable,
+        metadata=_id_metadata(field_id),
+    )
+
+
+def compute_arrow_schema(row_type: RowType, *, with_field_ids: bool = False) -> pa.Schema:
+    """The Arrow schema that writes ``row_type`` the way Java's ORC/Parquet writers do."""
+    return pa.schema([_arrow_field(f, with_field_ids) for f in row_type.fields])
+
+
+def _arrow_field_paths(data_type: pa.DataType, prefix: str = "") -> set[str]:
+    paths: set[str] = set()
+    if pa.types.is_struct(data_type):
+        for index in range(data_type.num_fields):
+            child = data_type.field(index)
+            paths |= {prefix + child.name} | _arrow_field_paths(
+                child.type, prefix + child.name + "."
+            )
+    elif pa.types.is_list(data_type) or pa.types.is_large_list(data_type):
+        paths |= _arrow_field_paths(data_type.value_type, prefix)
+    return paths
+
+
+def _encode_arrow(
+    rows: Sequence[RowDict],
+    row_type: RowType,
+    fmt: ManifestFormat,
+    *,
+    field_set: FieldSet,
+    compression: str,
+    zstd_level: int,
+) -> bytes:
+    with_ids = fmt is ManifestFormat.PARQUET and is_field_in_set(FIELD_IDS_SINCE, field_set)
+    table = pa.Table.from_pylist(
+        list(rows), schema=compute_arrow_schema(row_type, with_field_ids=with_ids)
+    )
+    sink = pa.BufferOutputStream()
+    name = compression.strip().lower()
+    if fmt is ManifestFormat.ORC:
+        if name not in _ORC_COMPRESSIONS:
+            raise UnsupportedFeature(f"no ORC compression for {compression!r}")
+        pa_orc.write_table(table, sink, compression=_ORC_COMPRESSIONS[name])
+    else:
+        if name not in _PARQUET_COMPRESSIONS:
+            raise UnsupportedFeature(f"no Parquet compression for {compression!r}")
+        level = zstd_level if name == "zstd" else None
+        pa_parquet.write_table(
+            table, sink, compression=_PARQUET_COMPRESSIONS[name], compression_level=level
+        )
+    return bytes(sink.getvalue().to_pybytes())
+
+
+PARQUET_MAGIC = b"PAR1"
+PARQUET_FOOTER_LENGTH_SIZE = 4
+ORC_MAGIC = b"ORC"
+ORC_POSTSCRIPT_FOOTER_LENGTH = 1
+ORC_POSTSCRIPT_METADATA_LENGTH = 5
+ORC_POSTSCRIPT_MAGIC = 8000
+_PROTOBUF_VARINT = 0
+_PROTOBUF_LENGTH_DELIMITED = 2
+
+
+def check_parquet_structure(data: bytes) -> None:
+    """``PAR1`` at both ends and a footer length that fits in the file."""
+    minimum = 2 * len(PARQUET_MAGIC) + PARQUET_FOOTER_LENGTH_SIZE
+    if len(data) < minimum:
+        raise PaimonFormatError(f"parquet: {len(data)} bytes is too short for a Parquet file")
+    if data[: len(PARQUET_MAGIC)] != PARQUET_MAGIC or data[-len(PARQUET_MAGIC) :] != PARQUET_MAGIC:
+        raise PaimonFormatError("parquet: missing PAR1 magic (truncated or not Parquet)")
+    length_end = len(data) - len(PARQUET_MAGIC)
+    length_bytes = data[length_end - PARQUET_FOOTER_LENGTH_SIZE : length_end]
+    footer_length = int.from_bytes(length_bytes, "little")
+    if footer_length > len(data) - minimum:
+        raise PaimonFormatError(f"parquet: footer length {footer_length} exceeds the file")
+
+
+def _decode_protobuf_fields(data: bytes) -> dict[int, int | bytes]:
+    """The varint and length-delimited fields of a protobuf message (enough for a postscript)."""
+    fields: dict[int, int | bytes] = {}
+    position = 0
+    while position < len(data):
+        key, position = _decode_protobuf_varint(data, position)
+        number, wire_type = key >> 3, key & 0x7
+        if wire_type == _PROTOBUF_VARINT:
+            fields[number], position = _decode_protobuf_varint(data, position)
+        elif wire_type == _PROTOBUF_LENGTH_DELIMITED:
+            length, position = _decode_protobuf_varint(data, position)
+            if position + length > len(data):
+                raise PaimonFormatError("orc: postscript field runs past its end")
+            fields[number], position = data[position : position + length], position + length
+        else:
+            raise PaimonFormatError(f"orc: unexpected wire type {wire_type} in the postscript")
+    return fields
+
+
+def _decode_protobuf_varint(data: bytes, position: int) -> tuple[int, int]:
+    value = 0
+    for index in range(AVRO_MAX_VARINT_BYTES):
+        if position + index >= len(data):
+            raise PaimonFormatError("orc: truncated varint in the postscript")
+        byte = data[position + index]
+        value |= (byte & 0x7F) << (7 * index)
+        if not byte & 0x80:
+            return value, position + index + 1
+    raise PaimonFormatError("orc: varint too long in the postscript")
+
+
+def check_orc_structure(data: bytes) -> None:
+    """``ORC`` in front, a postscript with the ``ORC`` magic, and footer lengths that fit."""
+    if len(data) < len(ORC_MAGIC) + 1 or data[: len(ORC_MAGIC)] != ORC_MAGIC:
+        raise PaimonFormatError("orc: missing ORC magic at the start (not an ORC file)")
+    postscript_length = data[-1]
+    postscript_start = len(data) - 1 - postscript_length
+    if postscript_start < len(ORC_MAGIC):
+        raise PaimonFormatError(f"orc: postscript length {postscript_length} exceeds the file")
+    postscript = _decode_protobuf_fields(data[postscript_start:-1])
+    if postscript.get(ORC_POSTSCRIPT_MAGIC) != ORC_MAGIC:
+        raise PaimonFormatError("orc: postscript has no ORC magic (truncated or not ORC)")
+    tail = 0
+    for number in (ORC_POSTSCRIPT_FOOTER_LENGTH, ORC_POSTSCRIPT_METADATA_LENGTH):
+        length = postscript.get(number, 0)
+        if not isinstance(length, int):
+            raise PaimonFormatError(f"orc: postscript field {number} is not a length")
+        tail += length
+    if tail > postscript_start - len(ORC_MAGIC):
+        raise PaimonFormatError(f"orc: footer and metadata ({tail} bytes) exceed the file")
+
+
+def _decode_arrow(data: bytes, fmt: ManifestFormat) -> tuple[set[str], list[RowDict]]:
+    if fmt is ManifestFormat.ORC:
+        check_orc_structure(data)
+    else:
+        check_parquet_structure(data)
+    try:
+        if fmt is ManifestFormat.ORC:
+            table = pa_orc.ORCFile(io.BytesIO(data)).read()
+        else:
+            table = pa_parquet.read_table(io.BytesIO(data))
+        rows = table.to_pylist()
+    except Exception as error:
+        raise PaimonFormatError(
+            f"{fmt.value}: undecodable file ({type(error).__name__}: {error})"
+        ) from None
+    return _arrow_field_paths(pa.struct(list(table.schema))), rows
+
+
+# --------------------------------------------------------------------------------------------
+# Whole files
+# --------------------------------------------------------------------------------------------
+
+
+def _decode_rows(data: bytes, fmt: ManifestFormat) -> tuple[set[str], list[RowDict]]:
+    """The field paths of the file's schema and its records as row dicts."""
+    if fmt is not ManifestFormat.AVRO:
+        return _decode_arrow(data, fmt)
+    header, records = decode_avro_container(data)
+    for record in records:
+        if not isinstance(record, dict):
+            raise PaimonFormatError(f"Avro: a manifest record is {record!r}, not a row")
+    return _avro_field_paths(json.loads(header.schema_json)), records
+
+
+def _encode_rows(
+    rows: list[RowDict],
+    row_type: RowType,
+    fmt: ManifestFormat,
+    *,
+    field_set: FieldSet,
+    compression: str,
+    zstd_level: int,
+    avro_sync_marker: bytes | None,
+) -> bytes:
+    for row in rows:
+        check_row(row, row_type, "record")
+    if fmt is ManifestFormat.AVRO:
+        return encode_avro_container(
+            rows,
+            compute_avro_schema_json(row_type),
+            compute_avro_codec(compression),
+            zstd_level=zstd_level,
+            sync_marker=avro_sync_marker,
+        )
+    return _encode_arrow(
+        rows, row_type, fmt, field_set=field_set, compression=compression, zstd_level=zstd_level
+    )
+
+
+def _field_paths(data_type: DataType, prefix: str = "") -> set[str]:
+    if isinstance(data_type, ArrayType):
+        return _field_paths(data_type.element, prefix)
+    if not isinstance(data_type, RowType):
+        return set()
+    paths: set[str] = set()
+    for data_field in data_type.fields:
+        name = prefix + data_field.name
+        paths |= {name} | _field_paths(data_field.type, name + ".")
+    return paths
+
+
+def detect_field_set(data: bytes, fmt: ManifestFormat, kind: MetaFileKind) -> FieldSet:
+    """The oldest :class:`FieldSet` whose schema has every field the file has.
+
+    ``kind`` is ``MANIFEST_LIST``, ``MANIFEST`` or ``INDEX_MANIFEST``. Files written by
+    unreleased snapshots (a subset of a release's fields) map to the next release. Raises
+    :class:`UnsupportedFeature` for a file with fields no known set has.
+    """
+    if kind not in _RECORD_TYPES:
+        raise ValueError(f"{kind} is not a manifest kind")
+    paths, _ = _decode_rows(data, fmt)
+    for field_set in FieldSet:
+        if paths <= _field_paths(_RECORD_TYPES[kind](field_set)):
+            return field_set
+    unknown = paths - _field_paths(_RECORD_TYPES[kind](LATEST_FIELD_SET))
+    raise UnsupportedFeature(f"fields {sorted(unknown)} are newer than any known field set")
+
+
+def decode_manifest_list(data: bytes, fmt: ManifestFormat) -> list[ManifestFileMeta]:
+    """The entries of a manifest list file."""
+    _, rows = _decode_rows(data, fmt)
+    return [decode_manifest_file_meta_row(row) for row in rows]
+
+
+def decode_manifest_entries(data: bytes, fmt: ManifestFormat) -> list[ManifestEntry]:
+    """The entries of a data manifest file."""
+    _, rows = _decode_rows(data, fmt)
+    return [decode_manifest_entry_row(row) for row in rows]
+
+
+def decode_index_manifest(data: bytes, fmt: ManifestFormat) -> list[IndexManifestEntry]:
+    """The entries of an index manifest file."""
+    _, rows = _decode_rows(data, fmt)
+    return [decode_index_manifest_entry_row(row) for row in rows]
+
+
+def encode_manifest_list(
+    metas: Sequence[ManifestFileMeta],
+    fmt: ManifestFormat,
+    *,
+    field_set: FieldSet = DEFAULT_FIELD_SET,
+    compression: str = DEFAULT_MANIFEST_COMPRESSION,
+    zstd_level: int = DEFAULT_ZSTD_LEVEL,
+    avro_sync_marker: bytes | None = None,
+) -> bytes:
+    """A manifest list file of ``metas`` with the fields of ``field_set``."""
+    rows = [encode_manifest_file_meta_row(meta, field_set) for meta in metas]
+    return _encode_rows(
+        rows,
+        compute_manifest_file_meta_type(field_set),
+        fmt,
+        field_set=field_set,
+        compression=compression,
+        zstd_level=zstd_level,
+        avro_sync_marker=avro_sync_marker,
+    )
+
+
+def encode_manifest_entries(
+    entries: Sequence[ManifestEntry],
+    fmt: ManifestFormat,
+    *,
+    field_set: FieldSet = DEFAULT_FIELD_SET,
+    compression: str = DEFAULT_MANIFEST_COMPRESSION,
+    zstd_level: int = DEFAULT_ZSTD_LEVEL,
+    avro_sync_marker: bytes | None = None,
+) -> bytes:
+    """A data manifest file of ``entries`` with the fields of ``field_set``."""
+    rows = [encode_manifest_entry_row(entry, field_set) for entry in entries]
+    return _encode_rows(
+        rows,
+        compute_manifest_entry_type(field_set),
+        fmt,
+        field_set=field_set,
+        compression=compression,
+        zstd_level=zstd_level,
+        avro_sync_marker=avro_sync_marker,
+    )
+
+
+def encode_index_manifest(
+    entries: Sequence[IndexManifestEntry],
+    fmt: ManifestFormat,
+    *,
+    field_set: FieldSet = DEFAULT_FIELD_SET,
+    compression: str = DEFAULT_MANIFEST_COMPRESSION,
+    zstd_level: int = DEFAULT_ZSTD_LEVEL,
+    avro_sync_marker: bytes | None = None,
+) -> bytes:
+    """An index manifest file of ``entries`` with the fields of ``field_set``."""
+    rows = [encode_index_manifest_entry_row(entry, field_set) for entry in entries]
+    return _encode_rows(
+        rows,
+        compute_index_manifest_entry_type(field_set),
+        fmt,
+        field_set=field_set,
+        compression=compression,
+        zstd_level=zstd_level,
+        avro_sync_marker=avro_sync_marker,
+    )
+
+
+def compute_record_count_delta(entries: Sequence[ManifestEntry]) -> int:
+    """Rows added minus rows deleted by ``entries`` (Java ``ManifestEntry.recordCountAdd`` -
+    ``recordCountDelete``), used for a snapshot's record counts."""
+    return sum(
+        entry.file.row_count if entry.kind is FileKind.ADD else -entry.file.row_count
+        for entry in entries
+    )
