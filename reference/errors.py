@@ -53,6 +53,18 @@ class InvalidOptionError(PaimonKitError):
         self.value = value
 
 
+class StorageError(PaimonKitError, OSError):
+    """A file system or object store operation failed for a reason other than the bytes.
+
+    It is also an ``OSError``, so code that handles OS errors generically keeps working.
+    """
+
+
+class FileMissingError(StorageError, FileNotFoundError):
+    """The named file does not exist; raised instead of :class:`PaimonFormatError` so that a
+    reader can tell a missing file from a corrupt one. Also a ``FileNotFoundError``."""
+
+
 class TableNotFoundError(PaimonKitError):
     """The path holds no Paimon table (no schema file)."""
 

@@ -121,6 +121,19 @@ class ManifestFormat(Enum):
     PARQUET = "parquet"
 
 
+def detect_manifest_format(data: bytes) -> ManifestFormat:
+    """The format of a manifest file from its leading magic bytes (Avro ``Obj\\x01``, Parquet
+    ``PAR1``, ORC ``ORC``), so a reader needs no option to open any table's manifests."""
+    for magic, fmt in (
+        (b"Obj\x01", ManifestFormat.AVRO),
+        (b"PAR1", ManifestFormat.PARQUET),
+        (b"ORC", ManifestFormat.ORC),
+    ):
+        if data.startswith(magic):
+            return fmt
+    raise PaimonFormatError(f"not a manifest file: unknown magic {data[:4]!r}")
+
+
 def parse_manifest_format(text: str) -> ManifestFormat:
     """The :class:`ManifestFormat` named by a ``manifest.format`` option value."""
     for candidate in ManifestFormat:

@@ -1648,6 +1648,15 @@ class CoreOptions:
         return str(self.get("partition.default-name"))
 
     @property
+    def partition_legacy_name(self) -> bool:
+        return bool(self.get("partition.legacy-name"))
+
+    @property
+    def data_file_path_directory(self) -> str | None:
+        value = self.get("data-file.path-directory")
+        return None if value is None else str(value)
+
+    @property
     def stats_mode(self) -> str:
         text = str(self.get("metadata.stats-mode"))
         try:
