@@ -1,0 +1,222 @@
+"""The ``paimon-kit`` command.
+
+Sub-commands:
+
+* ``read TABLE [--snapshot N | --tag T | --timestamp MS] [--limit N] [--columns a,b]
+  [--output FILE.parquet]``: rows of a table (local path or ``s3://``) as a text table, or
+  written to Parquet with the table's column names.
+* ``inspect TABLE``: snapshots, schemas, tags and the files of the latest snapshot.
+
+Exit codes: 0 success, 2 unreadable input (one line on stderr naming the file and the reason).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from reference.errors import PaimonKitError
+from reference.io import FileIO, file_io_for
+from reference.spec import types as t
+from reference.spec.data import Timestamp, date_from_days
+from reference.spec.file_format import rows_to_arrow
+from reference.spec.schema import TableSchema
+from reference.store import metadata
+from reference.store.query import TimeTravel, load_schemas, read_table
+from reference.store.scan import plan_scan
+
+EXIT_OK = 0
+EXIT_VIOLATIONS = 1
+EXIT_UNREADABLE = 2
+MAX_CELL_WIDTH = 40
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering values
+# --------------------------------------------------------------------------------------------
+
+
+def render_value(value: Any, data_type: t.DataType) -> str:
+    """A value as a person reads it (ISO dates and times, plain decimals, hex bytes)."""
+    if value is None:
+        return "NULL"
+    if isinstance(data_type, t.DateType):
+        return date_from_days(value).isoformat()
+    if isinstance(data_type, t.TimeType):
+        seconds, millis = divmod(value, 1000)
+        return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}.{millis:03d}"
+    if isinstance(value, Timestamp):
+        return str(value)
+    if isinstance(value, Decimal):
+        return f"{value:f}"
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(data_type, t.RowType):
+        inner = ", ".join(
+            render_value(v, f.type) for v, f in zip(value, data_type.fields, strict=True)
+        )
+        return "{" + inner + "}"
+    if isinstance(data_type, (t.ArrayType, t.VectorType)):
+        return "[" + ", ".join(render_value(v, data_type.element) for v in value) + "]"
+    if isinstance(data_type, t.MapType):
+        pairs = (
+            f"{render_value(k, data_type.key)}: {render_value(v, data_type.value)}"
+            for k, v in value.items()
+        )
+        return "{" + ", ".join(pairs) + "}"
+    return str(value)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_CELL_WIDTH else text[: MAX_CELL_WIDTH - 1] + "…"
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain text table with aligned columns."""
+    cells = [list(header), *[[_clip(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = [" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    lines.insert(1, "-+-".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# read
+# --------------------------------------------------------------------------------------------
+
+
+def _time_travel(args: argparse.Namespace) -> TimeTravel:
+    return TimeTravel(snapshot_id=args.snapshot, tag=args.tag, timestamp_millis=args.timestamp)
+
+
+def command_read(args: argparse.Namespace) -> int:
+    file_io = file_io_for(args.table)
+    projection = args.columns.split(",") if args.columns else None
+    result = read_table(file_io, args.table, _time_travel(args), projection=projection)
+    schema = result.schema
+    fields = (
+        list(schema.logical_row_type.project(projection).fields)
+        if projection
+        else list(schema.fields)
+    )
+    rows = result.rows if args.limit is None else result.rows[: args.limit]
+    if args.output:
+        write_rows_to_parquet(args.output, [row for _, row in rows], fields)
+        print(f"wrote {len(rows)} rows to {args.output}")
+        return EXIT_OK
+    header = ["_ROW_KIND", *(f.name for f in fields)]
+    body = [
+        [kind.short_string, *(render_value(v, f.type) for v, f in zip(row, fields, strict=True))]
+        for kind, row in rows
+    ]
+    print(format_table(header, body))
+    snapshot = "none" if result.snapshot is None else str(result.snapshot.id)
+    print(f"({len(result.rows)} rows, snapshot {snapshot}, schema {schema.id})")
+    return EXIT_OK
+
+
+def write_rows_to_parquet(path: str, rows: Sequence[Any], fields: Sequence[t.DataField]) -> None:
+    pq.write_table(rows_to_arrow(rows, fields), path)
+
+
+# --------------------------------------------------------------------------------------------
+# inspect
+# --------------------------------------------------------------------------------------------
+
+
+def _iso_millis(millis: int) -> str:
+    return datetime.fromtimestamp(millis / 1000, tz=timezone.utc).isoformat(timespec="seconds")
+
+
+def describe_schema(schema: TableSchema) -> str:
+    fields = ", ".join(f"{f.name} {f.type}" for f in schema.fields)
+    keys = f" primary key ({', '.join(schema.primary_keys)})" if schema.primary_keys else ""
+    parts = f" partitioned by ({', '.join(schema.partition_keys)})" if schema.partition_keys else ""
+    return f"schema {schema.id}: ({fields}){keys}{parts}"
+
+
+def command_inspect(args: argparse.Namespace) -> int:
+    file_io: FileIO = file_io_for(args.table)
+    schemas = load_schemas(file_io, args.table)
+    if not schemas:
+        raise PaimonKitError("no schema files: not a Paimon table", path=args.table)
+    for schema in schemas.values():
+        print(describe_schema(schema))
+    latest = schemas[max(schemas)]
+    options = ", ".join(f"{k}={v}" for k, v in sorted(latest.options.items()))
+    print(f"options: {options or '(none)'}")
+    snapshot_ids = metadata.list_snapshot_ids(file_io, args.table)
+    print(f"snapshots: {len(snapshot_ids)}")
+    for snapshot_id in snapshot_ids:
+        snapshot = metadata.read_snapshot(file_io, args.table, snapshot_id)
+        print(
+            f"  {snapshot.id:>4} {snapshot.commit_kind.value:<9} schema {snapshot.schema_id} "
+            f"records {snapshot.total_record_count} (+{snapshot.delta_record_count}) "
+            f"at {_iso_millis(snapshot.time_millis)} by {snapshot.commit_user}"
+        )
+    for tag in metadata.list_tag_names(file_io, args.table):
+        print(f"tag {tag} -> snapshot {metadata.read_tag(file_io, args.table, tag).snapshot.id}")
+    snapshot = metadata.read_latest_snapshot(file_io, args.table)
+    if snapshot is None:
+        return EXIT_OK
+    plan = plan_scan(file_io, args.table, snapshot, latest, schemas)
+    print(f"files of snapshot {snapshot.id} (read by a batch scan):")
+    for split in plan.splits:
+        where = split.bucket_path[len(args.table) :].lstrip("/")
+        dvs = f", {len(split.deletion_files)} deletion vectors" if split.deletion_files else ""
+        print(f"  {where}: {len(split.files)} files, {split.row_count} rows{dvs}")
+        for meta in split.files:
+            print(
+                f"    {meta.file_name} level {meta.level} rows {meta.row_count} "
+                f"seq {meta.min_sequence_number}..{meta.max_sequence_number} "
+                f"size {meta.file_size} schema {meta.schema_id}"
+            )
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="paimon-kit", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    read = commands.add_parser("read", help="print (or export) the rows of a table")
+    read.add_argument("table", help="table directory, local path or s3://bucket/path")
+    travel = read.add_mutually_exclusive_group()
+    travel.add_argument("--snapshot", type=int, help="read this snapshot id")
+    travel.add_argument("--tag", help="read the snapshot of this tag")
+    travel.add_argument("--timestamp", type=int, help="read as of this epoch-millis time")
+    read.add_argument("--limit", type=int, help="print at most this many rows")
+    read.add_argument("--columns", help="comma-separated columns to return")
+    read.add_argument("--output", help="write the rows to this Parquet file instead")
+    read.set_defaults(run=command_read)
+
+    inspect = commands.add_parser("inspect", help="snapshots, schemas, tags and files")
+    inspect.add_argument("table", help="table directory, local path or s3://bucket/path")
+    inspect.set_defaults(run=command_inspect)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = args.run
+    try:
+        return run(args)
+    except PaimonKitError as error:
+        print(f"paimon-kit: error: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,301 @@
+"""Reading splits: data files to rows, with deletion vectors, schema evolution and merging.
+
+Spec: ``docs/concepts/spec/datafile.md``, ``tableindex.md`` (deletion vectors); the seeds' LSM
+and merge-engine sections. Java: ``operation/MergeFileSplitRead``, ``RawFileSplitRead``,
+``mergetree/MergeTreeReaders``, ``mergetree/compact/SortMergeReader``,
+``schema/SchemaEvolutionUtil``, ``deletionvectors/ApplyDeletionVectorReader``.
+
+Rules:
+
+1. A data file is read with the schema it was written with (its ``_SCHEMA_ID``). Each value is
+   then moved to the read schema by field id: a field the file does not have reads as null, a
+   field whose type changed is cast (``reference.spec.casts``), a dropped field is ignored.
+2. A deletion vector lists row positions (0-based, in file order) that are deleted; those rows
+   are skipped before anything else.
+3. An append table's rows are the rows of its files, each an insert.
+4. A primary-key file holds key-value records (``_SEQUENCE_NUMBER``, ``_VALUE_KIND``, values).
+   All records of a bucket are ordered by key, then by ``sequence.field`` (if any), then by
+   sequence number; the records of each key are merged by the table's merge engine; a key
+   whose merge result retracts (or is nothing) is not in the table.
+5. Filters are applied to the final rows; projection comes last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cmp_to_key
+from typing import Any
+
+from reference import layout
+from reference.errors import naming_file
+from reference.io import FileIO
+from reference.merge.engine import MergeSetup, compute_merge_setup, merge, order_records
+from reference.spec import types as t
+from reference.spec.casts import cast_value
+from reference.spec.compare import compare_rows
+from reference.spec.data import Row, RowKind
+from reference.spec.data_file import (
+    SEQUENCE_NUMBER_FIELD,
+    VALUE_KIND_FIELD,
+    DataFileMeta,
+    compute_key_fields,
+    compute_key_value_fields,
+    compute_trimmed_primary_keys,
+)
+from reference.spec.deletion_vector import DeletionVector, decode_deletion_vector, is_deleted
+from reference.spec.file_format import arrow_to_rows, decode_data_file, parse_file_format
+from reference.spec.key_value import KeyValue
+from reference.spec.predicate import Predicate, is_row_matching
+from reference.spec.schema import TableSchema
+from reference.store.scan import DataSplit, DeletionFile
+
+ChangeRow = tuple[RowKind, Row]
+"""A row with the change it carries (+I, -U, +U, -D)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------
+
+
+def compute_data_file_path(split: DataSplit, meta: DataFileMeta) -> str:
+    return layout.data_file_path(split.bucket_path, meta.file_name, meta.external_path)
+
+
+def compute_file_fields(file_schema: TableSchema) -> list[t.DataField]:
+    """The physical columns of a data file written under ``file_schema`` (rule 4 layout for
+    primary-key tables, the table fields for append tables)."""
+    if not file_schema.is_primary_key_table:
+        return list(file_schema.fields)
+    keys = compute_trimmed_primary_keys(file_schema.primary_keys, file_schema.partition_keys)
+    key_fields = compute_key_fields(file_schema.fields, keys)
+    thin = file_schema.core_options.data_file_thin_mode
+    return compute_key_value_fields(key_fields, file_schema.fields, thin)
+
+
+def read_file_rows(file_io: FileIO, path: str, fields: Sequence[t.DataField]) -> list[Row]:
+    """All rows of one data file, columns ``fields`` (format from the file name)."""
+    with naming_file(path):
+        fmt = parse_file_format(layout.data_file_format(path))
+        table = decode_data_file(file_io.open_input(path), fmt, fields)
+        return arrow_to_rows(table, fields)
+
+
+def read_deletion_vector(file_io: FileIO, deletion_file: DeletionFile) -> DeletionVector:
+    with naming_file(deletion_file.path):
+        data = file_io.read_bytes(deletion_file.path)
+        return decode_deletion_vector(data, deletion_file.offset, deletion_file.length)
+
+
+def apply_deletion_vector(rows: list[Row], vector: DeletionVector | None) -> list[Row]:
+    """Rule 2: drop the rows whose positions the vector holds."""
+    if vector is None:
+        return rows
+    return [row for position, row in enumerate(rows) if not is_deleted(vector, position)]
+
+
+# --------------------------------------------------------------------------------------------
+# Schema evolution
+# --------------------------------------------------------------------------------------------
+
+ValueMapper = Callable[[Row], Row]
+
+
+def compute_value_mapper(
+    file_fields: Sequence[t.DataField], read_fields: Sequence[t.DataField]
+) -> ValueMapper:
+    """Rule 1: a function from a row of ``file_fields`` to a row of ``read_fields``."""
+    by_id = {f.id: (i, f) for i, f in enumerate(file_fields)}
+    plan: list[tuple[int | None, t.DataType | None, t.DataType]] = []
+    for read_field in read_fields:
+        found = by_id.get(read_field.id)
+        if found is None:
+            plan.append((None, None, read_field.type))
+        else:
+            index, file_field = found
+            same = file_field.type.copy(True) == read_field.type.copy(True)
+            plan.append((index, None if same else file_field.type, read_field.type))
+
+    def mapper(row: Row) -> Row:
+        out: list[Any] = []
+        for index, source, target in plan:
+            if index is None:
+                out.append(None)
+            elif source is None:
+                out.append(row[index])
+            else:
+                out.append(cast_value(row[index], source, target))
+        return tuple(out)
+
+    return mapper
+
+
+# --------------------------------------------------------------------------------------------
+# Append tables
+# --------------------------------------------------------------------------------------------
+
+
+def read_append_split(
+    file_io: FileIO,
+    split: DataSplit,
+    schema: TableSchema,
+    schemas: Mapping[int, TableSchema],
+) -> list[ChangeRow]:
+    """Rule 3: every row of every file, as inserts, in the table's current fields."""
+    rows: list[ChangeRow] = []
+    for meta in split.files:
+        file_schema = schemas[meta.schema_id]
+        file_rows = read_file_rows(file_io, compute_data_file_path(split, meta), file_schema.fields)
+        vector = _vector_of(file_io, split, meta)
+        mapper = compute_value_mapper(file_schema.fields, schema.fields)
+        rows.extend(
+            (RowKind.INSERT, mapper(row)) for row in apply_deletion_vector(file_rows, vector)
+        )
+    return rows
+
+
+def _vector_of(file_io: FileIO, split: DataSplit, meta: DataFileMeta) -> DeletionVector | None:
+    deletion_file = split.deletion_files.get(meta.file_name)
+    return None if deletion_file is None else read_deletion_vector(file_io, deletion_file)
+
+
+# --------------------------------------------------------------------------------------------
+# Primary-key tables
+# --------------------------------------------------------------------------------------------
+
+
+def read_key_values(
+    file_io: FileIO,
+    split: DataSplit,
+    meta: DataFileMeta,
+    schema: TableSchema,
+    file_schema: TableSchema,
+) -> list[KeyValue]:
+    """The records of one primary-key file in the read schema (rules 1, 2, 4)."""
+    fields = compute_file_fields(file_schema)
+    value_start = fields.index(VALUE_KIND_FIELD) + 1
+    sequence_index = fields.index(SEQUENCE_NUMBER_FIELD)
+    kind_index = value_start - 1
+    rows = read_file_rows(file_io, compute_data_file_path(split, meta), fields)
+    rows = apply_deletion_vector(rows, _vector_of(file_io, split, meta))
+    mapper = compute_value_mapper(file_schema.fields, schema.fields)
+    key_indexes = compute_key_indexes(schema)
+    records = []
+    for row in rows:
+        value = mapper(row[value_start:])
+        records.append(
+            KeyValue(
+                key=tuple(value[i] for i in key_indexes),
+                sequence_number=row[sequence_index],
+                kind=RowKind.from_byte(row[kind_index]),
+                value=value,
+                level=meta.level,
+            )
+        )
+    return records
+
+
+def compute_key_indexes(schema: TableSchema) -> list[int]:
+    """Positions of the (trimmed) primary key fields in the table's rows."""
+    keys = compute_trimmed_primary_keys(schema.primary_keys, schema.partition_keys)
+    return [schema.logical_row_type.field_index(k) for k in keys]
+
+
+def compute_key_types(schema: TableSchema) -> list[t.DataType]:
+    fields = schema.logical_row_type.fields
+    return [fields[i].type for i in compute_key_indexes(schema)]
+
+
+def group_by_key(
+    records: Sequence[KeyValue], key_types: Sequence[t.DataType]
+) -> list[list[KeyValue]]:
+    """Records sorted by key (Java order), then grouped by equal key; input order is kept
+    within a key (stable sort)."""
+
+    def compare_keys(left: KeyValue, right: KeyValue) -> int:
+        return compare_rows(key_types, left.key, right.key)
+
+    ordered = sorted(records, key=cmp_to_key(compare_keys))
+    groups: list[list[KeyValue]] = []
+    for record in ordered:
+        if groups and compare_rows(key_types, groups[-1][0].key, record.key) == 0:
+            groups[-1].append(record)
+        else:
+            groups.append([record])
+    return groups
+
+
+def merge_key_values(
+    records: Sequence[KeyValue], key_types: Sequence[t.DataType], setup: MergeSetup
+) -> list[KeyValue]:
+    """Rule 4: one merge result per key, retractions included (callers drop them)."""
+    results = []
+    for group in group_by_key(records, key_types):
+        merged = merge(order_records(group, setup), setup)
+        if merged is not None:
+            results.append(merged)
+    return results
+
+
+def compute_table_merge_setup(schema: TableSchema) -> MergeSetup:
+    return compute_merge_setup(schema.options, schema.logical_row_type, schema.primary_keys)
+
+
+def read_primary_key_split(
+    file_io: FileIO,
+    split: DataSplit,
+    schema: TableSchema,
+    schemas: Mapping[int, TableSchema],
+) -> list[ChangeRow]:
+    """Rule 4: the merged rows of one bucket; each keeps the kind of its winning record."""
+    records: list[KeyValue] = []
+    for meta in sorted(split.files, key=lambda m: m.min_sequence_number):
+        records.extend(read_key_values(file_io, split, meta, schema, schemas[meta.schema_id]))
+    merged = merge_key_values(records, compute_key_types(schema), compute_table_merge_setup(schema))
+    return [(kv.kind, kv.value) for kv in merged if kv.kind.is_add]
+
+
+# --------------------------------------------------------------------------------------------
+# Whole reads
+# --------------------------------------------------------------------------------------------
+
+
+def read_split(
+    file_io: FileIO,
+    split: DataSplit,
+    schema: TableSchema,
+    schemas: Mapping[int, TableSchema],
+) -> list[ChangeRow]:
+    """The rows of one split under ``schema`` (all fields, no filter)."""
+    if schema.is_primary_key_table:
+        return read_primary_key_split(file_io, split, schema, schemas)
+    return read_append_split(file_io, split, schema, schemas)
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Field names to return, in order; ``None`` returns every field."""
+
+    names: tuple[str, ...] | None = None
+
+
+def apply_filter_and_projection(
+    rows: Sequence[ChangeRow],
+    schema: TableSchema,
+    predicate: Predicate | None,
+    projection: Sequence[str] | None,
+) -> list[ChangeRow]:
+    """Rule 5."""
+    names = schema.field_names
+    types = {f.name: f.type for f in schema.fields}
+    kept = [
+        (kind, row)
+        for kind, row in rows
+        if predicate is None
+        or is_row_matching(predicate, dict(zip(names, row, strict=True)), types)
+    ]
+    if projection is None:
+        return kept
+    indexes = [names.index(name) for name in projection]
+    return [(kind, tuple(row[i] for i in indexes)) for kind, row in kept]
