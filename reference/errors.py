@@ -69,6 +69,10 @@ class TableNotFoundError(PaimonKitError):
     """The path holds no Paimon table (no schema file)."""
 
 
+class TableAlreadyExistsError(PaimonKitError):
+    """A table is being created where a schema file already exists."""
+
+
 class SnapshotNotFoundError(PaimonKitError):
     """A snapshot id, tag or timestamp that resolves to no snapshot."""
 

@@ -3,8 +3,8 @@
 Spec: ``docs/concepts/spec/schema.md``.
 Java: ``org.apache.paimon.schema.TableSchema`` and ``SchemaSerializer`` (paimon-api),
 ``org.apache.paimon.schema.Schema`` (normalization when a table is created),
-``org.apache.paimon.schema.SchemaValidation`` and ``SchemaManager`` (paimon-core),
-``org.apache.paimon.types.DataTypeCasts`` and ``org.apache.paimon.casting.CastExecutors``.
+``org.apache.paimon.schema.SchemaValidation`` and ``SchemaManager`` (paimon-core). Which type
+changes are allowed is :func:`reference.spec.casts.is_castable`.
 
 A schema file is a JSON object with members, in this order: ``version``, ``id``, ``fields`` (see
 ``reference.spec.types``), ``highestFieldId``, ``partitionKeys``, ``primaryKeys``, ``options``
@@ -31,6 +31,7 @@ from types import MappingProxyType
 
 from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeature
 from reference.spec import types as t
+from reference.spec.casts import is_castable
 from reference.spec.json_format import (
     INT_MAX,
     INT_MIN,
@@ -620,167 +621,6 @@ def compute_table_schema(
     )
     validate_schema(schema)
     return schema
-
-
-# --------------------------------------------------------------------------------------------
-# Type changes: which casts ALTER TABLE allows
-# --------------------------------------------------------------------------------------------
-
-
-class TypeFamily(Enum):
-    """Java ``DataTypeFamily``: groups of type roots the cast rules speak about."""
-
-    PREDEFINED = "PREDEFINED"
-    CONSTRUCTED = "CONSTRUCTED"
-    CHARACTER_STRING = "CHARACTER_STRING"
-    BINARY_STRING = "BINARY_STRING"
-    NUMERIC = "NUMERIC"
-    INTEGER_NUMERIC = "INTEGER_NUMERIC"
-    EXACT_NUMERIC = "EXACT_NUMERIC"
-    APPROXIMATE_NUMERIC = "APPROXIMATE_NUMERIC"
-    DATETIME = "DATETIME"
-    TIME = "TIME"
-    TIMESTAMP = "TIMESTAMP"
-    COLLECTION = "COLLECTION"
-    EXTENSION = "EXTENSION"
-
-
-R = t.TypeRoot
-Fam = TypeFamily
-_PREDEFINED_INTEGER = (Fam.PREDEFINED, Fam.NUMERIC, Fam.INTEGER_NUMERIC, Fam.EXACT_NUMERIC)
-_PREDEFINED_APPROXIMATE = (Fam.PREDEFINED, Fam.NUMERIC, Fam.APPROXIMATE_NUMERIC)
-
-TYPE_FAMILIES: Mapping[t.TypeRoot, frozenset[TypeFamily]] = {
-    R.CHAR: frozenset({Fam.PREDEFINED, Fam.CHARACTER_STRING}),
-    R.VARCHAR: frozenset({Fam.PREDEFINED, Fam.CHARACTER_STRING}),
-    R.BOOLEAN: frozenset({Fam.PREDEFINED}),
-    R.BINARY: frozenset({Fam.PREDEFINED, Fam.BINARY_STRING}),
-    R.VARBINARY: frozenset({Fam.PREDEFINED, Fam.BINARY_STRING}),
-    R.DECIMAL: frozenset({Fam.PREDEFINED, Fam.NUMERIC, Fam.EXACT_NUMERIC}),
-    R.TINYINT: frozenset(_PREDEFINED_INTEGER),
-    R.SMALLINT: frozenset(_PREDEFINED_INTEGER),
-    R.INTEGER: frozenset(_PREDEFINED_INTEGER),
-    R.BIGINT: frozenset(_PREDEFINED_INTEGER),
-    R.FLOAT: frozenset(_PREDEFINED_APPROXIMATE),
-    R.DOUBLE: frozenset(_PREDEFINED_APPROXIMATE),
-    R.DATE: frozenset({Fam.PREDEFINED, Fam.DATETIME}),
-    R.TIME_WITHOUT_TIME_ZONE: frozenset({Fam.PREDEFINED, Fam.DATETIME, Fam.TIME}),
-    R.TIMESTAMP_WITHOUT_TIME_ZONE: frozenset({Fam.PREDEFINED, Fam.DATETIME, Fam.TIMESTAMP}),
-    R.TIMESTAMP_WITH_LOCAL_TIME_ZONE: frozenset(
-        {Fam.PREDEFINED, Fam.DATETIME, Fam.TIMESTAMP, Fam.EXTENSION}
-    ),
-    R.VARIANT: frozenset({Fam.PREDEFINED}),
-    R.BLOB: frozenset({Fam.PREDEFINED}),
-    R.ARRAY: frozenset({Fam.CONSTRUCTED, Fam.COLLECTION}),
-    R.VECTOR: frozenset({Fam.CONSTRUCTED, Fam.COLLECTION}),
-    R.MULTISET: frozenset({Fam.CONSTRUCTED, Fam.COLLECTION}),
-    R.MAP: frozenset({Fam.CONSTRUCTED, Fam.EXTENSION}),
-    R.ROW: frozenset({Fam.CONSTRUCTED}),
-}
-
-
-def roots_of(*families: TypeFamily) -> frozenset[t.TypeRoot]:
-    """Every type root belonging to any of ``families``."""
-    return frozenset(root for root, fams in TYPE_FAMILIES.items() if fams & set(families))
-
-
-_TIMESTAMPS = frozenset({R.TIMESTAMP_WITHOUT_TIME_ZONE, R.TIMESTAMP_WITH_LOCAL_TIME_ZONE})
-_NUMBER_SOURCES_EXPLICIT = roots_of(Fam.NUMERIC, Fam.CHARACTER_STRING) | {R.BOOLEAN} | _TIMESTAMPS
-
-IMPLICIT_CASTS: Mapping[t.TypeRoot, frozenset[t.TypeRoot]] = {
-    R.VARCHAR: roots_of(Fam.CHARACTER_STRING),
-    R.VARBINARY: roots_of(Fam.BINARY_STRING),
-    R.DECIMAL: roots_of(Fam.NUMERIC),
-    R.SMALLINT: frozenset({R.TINYINT, R.SMALLINT}),
-    R.INTEGER: frozenset({R.TINYINT, R.SMALLINT, R.INTEGER}),
-    R.BIGINT: frozenset({R.TINYINT, R.SMALLINT, R.INTEGER, R.BIGINT}),
-    R.FLOAT: frozenset({R.TINYINT, R.SMALLINT, R.INTEGER, R.BIGINT, R.FLOAT, R.DECIMAL}),
-    R.DOUBLE: roots_of(Fam.NUMERIC),
-    R.DATE: frozenset({R.DATE, R.TIMESTAMP_WITHOUT_TIME_ZONE}),
-    R.TIME_WITHOUT_TIME_ZONE: frozenset({R.TIME_WITHOUT_TIME_ZONE, R.TIMESTAMP_WITHOUT_TIME_ZONE}),
-    R.TIMESTAMP_WITHOUT_TIME_ZONE: _TIMESTAMPS,
-    R.TIMESTAMP_WITH_LOCAL_TIME_ZONE: _TIMESTAMPS,
-}
-"""Target root -> source roots castable without loss (besides the identity, which every root
-allows). Java: ``DataTypeCasts`` ``implicitFrom``."""
-
-EXPLICIT_CASTS: Mapping[t.TypeRoot, frozenset[t.TypeRoot]] = {
-    R.CHAR: roots_of(Fam.PREDEFINED, Fam.CONSTRUCTED),
-    R.VARCHAR: roots_of(Fam.PREDEFINED, Fam.CONSTRUCTED),
-    R.BOOLEAN: roots_of(Fam.CHARACTER_STRING, Fam.INTEGER_NUMERIC),
-    R.BINARY: roots_of(Fam.CHARACTER_STRING) | {R.VARBINARY},
-    R.VARBINARY: roots_of(Fam.CHARACTER_STRING) | {R.BINARY},
-    R.DECIMAL: roots_of(Fam.CHARACTER_STRING) | {R.BOOLEAN} | _TIMESTAMPS,
-    R.TINYINT: _NUMBER_SOURCES_EXPLICIT,
-    R.SMALLINT: _NUMBER_SOURCES_EXPLICIT,
-    R.INTEGER: _NUMBER_SOURCES_EXPLICIT,
-    R.BIGINT: _NUMBER_SOURCES_EXPLICIT,
-    R.FLOAT: _NUMBER_SOURCES_EXPLICIT,
-    R.DOUBLE: roots_of(Fam.CHARACTER_STRING) | {R.BOOLEAN} | _TIMESTAMPS,
-    R.DATE: roots_of(Fam.TIMESTAMP, Fam.CHARACTER_STRING),
-    R.TIME_WITHOUT_TIME_ZONE: roots_of(Fam.TIME, Fam.TIMESTAMP, Fam.CHARACTER_STRING),
-    R.TIMESTAMP_WITHOUT_TIME_ZONE: roots_of(Fam.DATETIME, Fam.CHARACTER_STRING, Fam.NUMERIC),
-    R.TIMESTAMP_WITH_LOCAL_TIME_ZONE: roots_of(Fam.DATETIME, Fam.CHARACTER_STRING, Fam.NUMERIC),
-}
-"""Target root -> further source roots castable with ``CAST`` (``DataTypeCasts``
-``explicitFrom``)."""
-
-
-def is_supported_cast(source: t.DataType, target: t.DataType, allow_explicit: bool) -> bool:
-    """Java ``DataTypeCasts.supportsCast``: nullability, then equal types, then the root rules."""
-    if source.nullable and not target.nullable and not allow_explicit:
-        return False
-    if source.copy(True) == target.copy(True):
-        return True
-    if source.root == target.root or source.root in IMPLICIT_CASTS.get(target.root, frozenset()):
-        return True
-    return allow_explicit and source.root in EXPLICIT_CASTS.get(target.root, frozenset())
-
-
-_STRING_TYPE = t.VarCharType(t.MAX_LENGTH)
-_CHARACTER = roots_of(Fam.CHARACTER_STRING)
-_BINARY = roots_of(Fam.BINARY_STRING)
-_NUMERIC = roots_of(Fam.NUMERIC)
-_PRIMITIVE_NUMBERS = roots_of(Fam.INTEGER_NUMERIC, Fam.APPROXIMATE_NUMERIC)
-_INTEGERS = roots_of(Fam.INTEGER_NUMERIC)
-
-CAST_RULES: tuple[tuple[frozenset[t.TypeRoot], frozenset[t.TypeRoot]], ...] = (
-    (frozenset({R.DECIMAL}), frozenset({R.DECIMAL})),
-    (_PRIMITIVE_NUMBERS, frozenset({R.DECIMAL})),
-    (frozenset({R.DECIMAL}), _PRIMITIVE_NUMBERS),
-    (_PRIMITIVE_NUMBERS, _PRIMITIVE_NUMBERS),
-    (_NUMERIC, _TIMESTAMPS),
-    (frozenset({R.BOOLEAN}), _NUMERIC),
-    (_INTEGERS, frozenset({R.BOOLEAN})),
-    (_NUMERIC, _CHARACTER),
-    (frozenset({R.BOOLEAN}), _CHARACTER),
-    (_CHARACTER, _CHARACTER),
-    (frozenset({R.ARRAY, R.MAP, R.ROW}), _CHARACTER),
-    (
-        _CHARACTER,
-        frozenset({R.BOOLEAN, R.DECIMAL, R.DATE, R.TIME_WITHOUT_TIME_ZONE, R.ARRAY, R.MAP, R.ROW})
-        | _PRIMITIVE_NUMBERS
-        | _TIMESTAMPS
-        | _BINARY,
-    ),
-    (_TIMESTAMPS, _TIMESTAMPS | {R.DATE, R.TIME_WITHOUT_TIME_ZONE, R.BIGINT, R.INTEGER}),
-    (frozenset({R.DATE, R.TIME_WITHOUT_TIME_ZONE}), _TIMESTAMPS),
-    (_BINARY, _BINARY | _CHARACTER),
-)
-"""(source roots, target roots) pairs that have a cast implementation
-(``CastExecutors``); DATE, TIME and timestamps also cast to the exact type ``STRING``."""
-
-
-def has_cast_rule(source: t.DataType, target: t.DataType) -> bool:
-    """Java ``CastExecutors.resolve(source, target) != null``."""
-    if source.root in _TIMESTAMPS | {R.DATE, R.TIME_WITHOUT_TIME_ZONE} and target == _STRING_TYPE:
-        return True
-    return any(source.root in sources and target.root in targets for sources, targets in CAST_RULES)
-
-
-def is_castable(source: t.DataType, target: t.DataType, allow_explicit: bool) -> bool:
-    """Whether ``ALTER COLUMN ... TYPE`` may change ``source`` into ``target``."""
-    return is_supported_cast(source, target, allow_explicit) and has_cast_rule(source, target)
 
 
 # --------------------------------------------------------------------------------------------

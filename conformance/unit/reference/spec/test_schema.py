@@ -672,32 +672,6 @@ def test_widening_and_explicit_casts() -> None:
     assert not evolve(allowed, s.UpdateColumnNullability(("v",), False)).fields[2].type.nullable
 
 
-@pytest.mark.parametrize(
-    ("source", "target", "explicit", "expected"),
-    [
-        (t.IntType(), t.BigIntType(), False, True),
-        (t.BigIntType(), t.IntType(), False, False),
-        (t.BigIntType(), t.IntType(), True, True),
-        (t.IntType(), t.DecimalType(10, 2), False, True),
-        (t.FloatType(), t.DoubleType(), False, True),
-        (t.DoubleType(), t.FloatType(), True, True),
-        (STRING, BYTES, True, True),
-        (BYTES, STRING, True, True),
-        (t.BooleanType(), STRING, True, True),
-        (t.DateType(), STRING, True, True),
-        (t.DateType(), t.VarCharType(10), True, False),  # only the exact STRING type
-        (t.TimestampType(3), t.DateType(), False, True),
-        (t.IntType(), t.DateType(), True, False),
-        (t.BooleanType(), t.BooleanType(nullable=False), True, False),  # no BOOLEAN->BOOLEAN rule
-        (t.VarCharType(10), t.VarCharType(5), False, True),
-        (t.ArrayType(t.IntType()), t.ArrayType(t.BigIntType()), True, False),
-        (t.IntType(), t.IntType(nullable=False), False, False),
-    ],
-)
-def test_cast_rules(source: t.DataType, target: t.DataType, explicit: bool, expected: bool) -> None:
-    assert s.is_castable(source, target, explicit) is expected
-
-
 EVOLUTION_RULES: list[tuple[str, s.SchemaChange, bool]] = [
     ("EVOLUTION_COLUMN_EXISTS", s.AddColumn(("v",), t.IntType()), True),
     ("EVOLUTION_COLUMN_EXISTS", s.RenameColumn(("v",), "k"), True),
