@@ -29,3 +29,10 @@ def third_party() -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+# The Java oracle and the object store: one JVM and one S3 server per test process.
+from conformance.java.pytest_fixtures import java_harness  # noqa: E402
+from conformance.objectstore.pytest_fixtures import s3_store  # noqa: E402
+
+__all__ = ["fixtures_dir", "java_harness", "s3_store", "third_party"]

@@ -11,23 +11,31 @@ downloaded. A compile error in the harness sources is a failure, not a skip.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import atexit
 
 import pytest
 
 from conformance.java import build as java_build
 from conformance.java.harness import JavaHarness, java_unavailable_reason
 
+_HARNESS: JavaHarness | None = None
+"""One JVM per process, however many modules import the fixture."""
+
 
 @pytest.fixture(scope="session")
-def java_harness() -> Iterator[JavaHarness]:
-    """A started :class:`JavaHarness`, shut down at the end of the session."""
+def java_harness() -> JavaHarness:
+    """A started :class:`JavaHarness`, shut down when the process exits."""
+    global _HARNESS  # noqa: PLW0603 (a process-wide singleton, created lazily)
     reason = java_unavailable_reason()
     if reason is not None:
         pytest.skip(f"Java oracle unavailable: {reason}")
-    try:
-        build = java_build.ensure_built()
-    except (java_build.ToolMissing, java_build.DownloadFailed) as error:
-        pytest.skip(f"Java oracle unavailable: {error}")
-    with JavaHarness(build) as harness:
-        yield harness
+    if _HARNESS is None:
+        try:
+            build = java_build.ensure_built()
+        except (java_build.ToolMissing, java_build.DownloadFailed) as error:
+            pytest.skip(f"Java oracle unavailable: {error}")
+        harness = JavaHarness(build)
+        harness.start()
+        atexit.register(harness.close)
+        _HARNESS = harness
+    return _HARNESS

@@ -7,8 +7,8 @@ s3_store``) or list this module in ``pytest_plugins``. One server serves the who
 
 from __future__ import annotations
 
+import atexit
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,14 +61,15 @@ class S3Store:
         return self.file_io().client
 
 
-@pytest.fixture(scope="session")
-def s3_store() -> Iterator[S3Store]:
-    """A fresh bucket on the session's S3 server; skips when no server can be had."""
-    try:
+_STORE: S3Store | None = None
+"""One bucket on one server per process, however many modules import the fixture."""
+
+
+def _shared_store() -> S3Store:
+    global _STORE  # noqa: PLW0603 (a process-wide singleton, created lazily)
+    if _STORE is None:
         server = start_object_store()
-    except ObjectStoreUnavailable as reason:
-        pytest.skip(str(reason))
-    try:
+        atexit.register(server.stop)
         store = S3Store(
             endpoint=server.endpoint,
             access_key=server.access_key,
@@ -78,6 +79,14 @@ def s3_store() -> Iterator[S3Store]:
             source=server.source,
         )
         store.client().create_bucket(Bucket=store.bucket)
-        yield store
-    finally:
-        server.stop()
+        _STORE = store
+    return _STORE
+
+
+@pytest.fixture(scope="session")
+def s3_store() -> S3Store:
+    """A fresh bucket on the session's S3 server; skips when no server can be had."""
+    try:
+        return _shared_store()
+    except ObjectStoreUnavailable as reason:
+        pytest.skip(str(reason))

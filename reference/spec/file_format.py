@@ -1116,12 +1116,24 @@ def _decode_orc(source: DataSource, fields: Sequence[t.DataField]) -> pa.Table:
     return orc_file.read(columns=[f.name for f in fields])
 
 
+def compute_avro_record_schema(writer_schema: Any) -> dict[str, Any]:
+    """The record schema of an Avro data file: the schema itself, or the record branch of
+    ``["null", record]`` (Java 0.9 writes the top-level row as a nullable union)."""
+    if (
+        isinstance(writer_schema, list)
+        and len(writer_schema) == 2
+        and writer_schema[0] == AVRO_NULL
+    ):
+        writer_schema = writer_schema[1]
+    if not isinstance(writer_schema, dict) or writer_schema.get("type") != "record":
+        raise PaimonFormatError("an Avro data file must hold records")
+    return writer_schema
+
+
 def _decode_avro(source: DataSource, fields: Sequence[t.DataField]) -> pa.Table:
     data = bytes(source.read()) if isinstance(source, pa.NativeFile) else bytes(source)
     reader = fastavro.reader(io.BytesIO(data))
-    writer_schema = reader.writer_schema
-    if not isinstance(writer_schema, dict) or writer_schema.get("type") != "record":
-        raise PaimonFormatError("an Avro data file must hold records")
+    writer_schema = compute_avro_record_schema(reader.writer_schema)
     _missing_columns([f["name"] for f in writer_schema["fields"]], fields)
     rows = [_avro_record_to_row(record, fields) for record in reader]
     return rows_to_arrow(rows, fields)

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from botocore.exceptions import ClientError
 
-from conformance.objectstore.pytest_fixtures import S3Store, s3_store  # noqa: F401 (fixture)
+from conformance.objectstore.pytest_fixtures import S3Store
 from reference import io as fio
 from reference.errors import (
     FileMissingError,
@@ -245,7 +245,7 @@ def _prefix(store: S3Store, name: str) -> str:
 
 
 @pytest.mark.s3
-def test_s3_read_write_list_delete(s3_store: S3Store) -> None:  # noqa: F811
+def test_s3_read_write_list_delete(s3_store: S3Store) -> None:
     s3 = s3_store.file_io()
     root = _prefix(s3_store, "rw")
     s3.write_bytes(root + "/snapshot/snapshot-1", b"one")
@@ -271,7 +271,7 @@ def test_s3_read_write_list_delete(s3_store: S3Store) -> None:  # noqa: F811
 
 
 @pytest.mark.s3
-def test_s3_second_conditional_put_gets_412(s3_store: S3Store) -> None:  # noqa: F811
+def test_s3_second_conditional_put_gets_412(s3_store: S3Store) -> None:
     client = s3_store.client()
     key = "raw/snapshot-1"
     client.put_object(Bucket=s3_store.bucket, Key=key, Body=b"1", IfNoneMatch="*")
@@ -281,7 +281,7 @@ def test_s3_second_conditional_put_gets_412(s3_store: S3Store) -> None:  # noqa:
 
 
 @pytest.mark.s3
-def test_s3_create_exclusive_and_probe(s3_store: S3Store) -> None:  # noqa: F811
+def test_s3_create_exclusive_and_probe(s3_store: S3Store) -> None:
     s3 = s3_store.file_io()
     directory = _prefix(s3_store, "probe")
     assert s3.probe_conditional_put(directory) is True
@@ -294,7 +294,7 @@ def test_s3_create_exclusive_and_probe(s3_store: S3Store) -> None:  # noqa: F811
 
 
 @pytest.mark.s3
-def test_s3_create_exclusive_races_between_threads(s3_store: S3Store) -> None:  # noqa: F811
+def test_s3_create_exclusive_races_between_threads(s3_store: S3Store) -> None:
     s3 = s3_store.file_io()
     path = _prefix(s3_store, "race/snapshot-7")
     s3.create_exclusive(_prefix(s3_store, "race/warm-up"), b"")  # probe once, outside the race
@@ -306,7 +306,7 @@ def test_s3_create_exclusive_races_between_threads(s3_store: S3Store) -> None:  
 
 @pytest.mark.s3
 def test_s3_refuses_commits_when_the_store_ignores_conditions(
-    s3_store: S3Store,  # noqa: F811
+    s3_store: S3Store,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     s3 = s3_store.file_io()
@@ -317,7 +317,7 @@ def test_s3_refuses_commits_when_the_store_ignores_conditions(
 
 
 @pytest.mark.s3
-def test_s3_commit_lock_replaces_the_probe(s3_store: S3Store) -> None:  # noqa: F811
+def test_s3_commit_lock_replaces_the_probe(s3_store: S3Store) -> None:
     held: list[str] = []
 
     @contextmanager
@@ -334,14 +334,14 @@ def test_s3_commit_lock_replaces_the_probe(s3_store: S3Store) -> None:  # noqa: 
 
 
 @pytest.mark.s3
-def test_file_io_for_reaches_the_store(s3_store: S3Store) -> None:  # noqa: F811
+def test_file_io_for_reaches_the_store(s3_store: S3Store) -> None:
     s3 = fio.file_io_for(s3_store.uri + "/wh", s3_store.options, env={})
     s3.write_bytes(s3_store.uri + "/wh/x", b"hello")
     assert fio.S3FileIO(s3_store.config()).read_bytes(s3_store.uri + "/wh/x") == b"hello"
 
 
 @pytest.mark.s3
-def test_s3_bad_credentials_are_storage_errors(s3_store: S3Store) -> None:  # noqa: F811
+def test_s3_bad_credentials_are_storage_errors(s3_store: S3Store) -> None:
     s3 = s3_store.file_io()
     s3.write_bytes(_prefix(s3_store, "auth/x"), b"1")
     wrong = fio.S3Config(

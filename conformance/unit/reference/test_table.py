@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from conformance.java.harness import JavaHarness
-from conformance.java.pytest_fixtures import java_harness
 from conformance.unit.reference.store.commit_helpers import (
     APPEND_FIELDS,
     PK_FIELDS,
@@ -33,7 +32,6 @@ from reference.spec.snapshot import CommitKind
 from reference.store.query import TimeTravel
 from reference.table import Table
 
-__all__ = ["java_harness"]  # the session fixture, used by the Java test below
 
 INSERT = RowKind.INSERT
 

@@ -38,7 +38,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.java.pytest_fixtures import java_harness  # noqa: F401 (the fixture)
 from conformance.strategies import row_types, rows
 from reference.errors import PaimonFormatError, PaimonKitError, SpecViolation, UnsupportedFeature
 from reference.spec import binary_row as br

@@ -19,7 +19,6 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from conformance.java.pytest_fixtures import java_harness  # noqa: F401 (the fixture)
 from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature
 from reference.spec import bucket as b
 from reference.spec import types as t

@@ -32,7 +32,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap
 
-from conformance.java.pytest_fixtures import java_harness  # noqa: F401
 from reference.errors import (
     InvalidOptionError,
     PaimonFormatError,
@@ -938,7 +937,7 @@ def _rewrite_manifests(table: Path, fmt: m.ManifestFormat, field_set: m.FieldSet
 @pytest.mark.parametrize("field_set", [m.DEFAULT_FIELD_SET, m.LATEST_FIELD_SET])
 @pytest.mark.parametrize("fmt", list(m.ManifestFormat))
 def test_java_09_reads_tables_whose_manifests_we_rewrote(
-    java_harness: Any,  # noqa: F811
+    java_harness: Any,
     tmp_path: Path,
     fmt: m.ManifestFormat,
     field_set: m.FieldSet,

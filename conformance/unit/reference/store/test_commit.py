@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.java.harness import JavaHarness
-from conformance.objectstore.pytest_fixtures import S3Store, s3_store
+from conformance.objectstore.pytest_fixtures import S3Store
 from conformance.unit.reference.store.commit_helpers import (
     Record,
     append_file,
@@ -73,7 +73,6 @@ from reference.store.scan import (
 )
 from reference.table import Table
 
-__all__ = ["s3_store"]  # the session fixture of the S3 test below (java_harness: conftest)
 
 INSERT = RowKind.INSERT
 USER = "committer"

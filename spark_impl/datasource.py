@@ -1,0 +1,286 @@
+"""``spark.read.format("paimon")``: a PySpark 4 Python Data Source over :mod:`spark_impl`.
+
+Usage::
+
+    import spark_impl
+    spark_impl.register(spark)
+    spark.read.format("paimon").option("snapshot-id", "3").load("s3://bucket/db.db/t")
+
+Options (besides the table path given to ``load``):
+
+* ``snapshot-id`` / ``tag-name`` / ``timestamp-millis``: time travel (at most one); the rows
+  come in the schema the selected snapshot was committed with.
+* ``s3.endpoint``, ``s3.access-key``, ``s3.secret-key``, ``s3.region``,
+  ``s3.path-style-access`` (and the other spellings ``reference.io`` accepts): passed to
+  ``reference.io.file_io_for`` on the driver and in every executor, which do their own IO.
+
+Planning (:func:`spark_impl.plan.plan_read`) runs when Spark asks for partitions: one
+:class:`SplitPartition` per split. Filters Spark pushes (``pushFilters``, enabled by
+:func:`register` through ``spark.sql.python.filterPushdown.enabled``) are translated to Paimon
+predicates and used only to prune manifests and files; every filter is handed back to Spark,
+which still applies it to the rows.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, cast
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.types import StructType
+
+from reference.errors import InvalidOptionError
+from reference.io import FileIO, file_io_for
+from reference.spec import types as t
+from reference.spec.data import Timestamp, days_from_date
+from reference.spec.predicate import And, Leaf, Predicate, PredicateOp
+from reference.spec.schema import TableSchema, decode_schema
+from spark_impl.plan import ReadPlan, Split, TimeTravel, plan_read, resolve_read_schema
+from spark_impl.read import read_split
+from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
+
+FORMAT_NAME = "paimon"
+PATH_OPTION = "path"
+SNAPSHOT_ID_OPTION = "snapshot-id"
+TAG_NAME_OPTION = "tag-name"
+TIMESTAMP_MILLIS_OPTION = "timestamp-millis"
+MAX_BATCH_ROWS = 65_536
+FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
+MICROS_PER_MILLI = 1_000
+NANOS_PER_MICRO = 1_000
+EPOCH = datetime.datetime(1970, 1, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Options
+# --------------------------------------------------------------------------------------------
+
+
+def plain_options(options: Mapping[str, str]) -> dict[str, str]:
+    return {str(k).lower(): str(v) for k, v in options.items()}
+
+
+def _optional_long(options: Mapping[str, str], key: str) -> int | None:
+    if key not in options:
+        return None
+    try:
+        return int(options[key])
+    except ValueError:
+        raise InvalidOptionError(key, options[key], "expected an integer") from None
+
+
+def parse_time_travel(options: Mapping[str, str]) -> TimeTravel:
+    return TimeTravel(
+        snapshot_id=_optional_long(options, SNAPSHOT_ID_OPTION),
+        tag_name=options.get(TAG_NAME_OPTION),
+        timestamp_millis=_optional_long(options, TIMESTAMP_MILLIS_OPTION),
+    )
+
+
+def table_path(options: Mapping[str, str]) -> str:
+    if PATH_OPTION not in options:
+        raise InvalidOptionError(PATH_OPTION, None, "load(<table path>) is required")
+    return options[PATH_OPTION].rstrip("/")
+
+
+def open_file_io(options: Mapping[str, str]) -> FileIO:
+    return file_io_for(table_path(options), options)
+
+
+# --------------------------------------------------------------------------------------------
+# Filters -> predicates (pruning only)
+# --------------------------------------------------------------------------------------------
+
+
+def _timestamp_literal(value: datetime.datetime) -> Timestamp:
+    micros = (value - EPOCH) // datetime.timedelta(microseconds=1)
+    millis, micro_of_milli = divmod(micros, MICROS_PER_MILLI)
+    return Timestamp(millis, micro_of_milli * NANOS_PER_MICRO)
+
+
+def to_internal_literal(value: Any, data_type: t.DataType) -> tuple[bool, Any]:
+    """``(True, internal value)`` when a Spark literal converts exactly, else ``(False, _)``."""
+    root = data_type.root
+    if root is t.TypeRoot.BOOLEAN and isinstance(value, bool):
+        return True, value
+    if root in t.INTEGER_ROOTS and isinstance(value, int) and not isinstance(value, bool):
+        return True, value
+    if root in t.FLOATING_ROOTS and isinstance(value, float):
+        return True, value
+    if isinstance(data_type, t.DecimalType) and isinstance(value, Decimal):
+        return True, value
+    if root in t.CHARACTER_ROOTS and isinstance(value, str):
+        return True, value
+    if root in t.BINARY_ROOTS and isinstance(value, (bytes, bytearray)):
+        return True, bytes(value)
+    if root is t.TypeRoot.DATE and type(value) is datetime.date:
+        return True, days_from_date(value)
+    if (
+        root is t.TypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE
+        and isinstance(value, datetime.datetime)
+        and value.tzinfo is None
+    ):
+        return True, _timestamp_literal(value)
+    return False, None
+
+
+_COMPARISONS = {
+    "EqualTo": PredicateOp.EQUAL,
+    "GreaterThan": PredicateOp.GREATER_THAN,
+    "GreaterThanOrEqual": PredicateOp.GREATER_OR_EQUAL,
+    "LessThan": PredicateOp.LESS_THAN,
+    "LessThanOrEqual": PredicateOp.LESS_OR_EQUAL,
+}
+
+
+def _column(spark_filter: Any, types: Mapping[str, t.DataType]) -> str | None:
+    attribute = getattr(spark_filter, "attribute", None)
+    if not isinstance(attribute, tuple) or len(attribute) != 1 or attribute[0] not in types:
+        return None
+    return str(attribute[0])
+
+
+def _literal_leaf(
+    op: PredicateOp, name: str, values: Iterable[Any], types: Mapping[str, t.DataType]
+) -> Leaf | None:
+    literals = []
+    for value in values:
+        ok, literal = to_internal_literal(value, types[name])
+        if not ok:
+            return None
+        literals.append(literal)
+    return Leaf(op, name, tuple(literals))
+
+
+def to_predicate(spark_filter: Any, types: Mapping[str, t.DataType]) -> Predicate | None:
+    """A Paimon predicate equivalent to a Spark filter, or ``None`` when there is none."""
+    kind = type(spark_filter).__name__
+    if kind == "Not":
+        inner = spark_filter.child
+        name = _column(inner, types)
+        if name is None:
+            return None
+        if type(inner).__name__ == "EqualTo":
+            return _literal_leaf(PredicateOp.NOT_EQUAL, name, [inner.value], types)
+        if type(inner).__name__ == "In":
+            return _literal_leaf(PredicateOp.NOT_IN, name, inner.value, types)
+        return None
+    name = _column(spark_filter, types)
+    if name is None:
+        return None
+    if kind in _COMPARISONS:
+        return _literal_leaf(_COMPARISONS[kind], name, [spark_filter.value], types)
+    if kind == "EqualNullSafe":
+        if spark_filter.value is None:
+            return Leaf(PredicateOp.IS_NULL, name)
+        return _literal_leaf(PredicateOp.EQUAL, name, [spark_filter.value], types)
+    if kind == "In":
+        values = [v for v in spark_filter.value if v is not None]
+        return _literal_leaf(PredicateOp.IN, name, values, types) if values else None
+    if kind == "IsNull":
+        return Leaf(PredicateOp.IS_NULL, name)
+    if kind == "IsNotNull":
+        return Leaf(PredicateOp.IS_NOT_NULL, name)
+    if kind == "StringStartsWith":
+        return _literal_leaf(PredicateOp.STARTS_WITH, name, [spark_filter.value], types)
+    return None
+
+
+def combine_predicates(predicates: list[Predicate]) -> Predicate | None:
+    if not predicates:
+        return None
+    return predicates[0] if len(predicates) == 1 else And(tuple(predicates))
+
+
+# --------------------------------------------------------------------------------------------
+# The data source
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SplitPartition(InputPartition):
+    """One split and the schemas (JSON) needed to read it."""
+
+    split: Split
+    schema_json: str
+    file_schema_jsons: Mapping[int, str]
+
+
+class PaimonDataSource(DataSource):
+    """The ``paimon`` format (see the module docstring)."""
+
+    @classmethod
+    def name(cls) -> str:
+        return FORMAT_NAME
+
+    def schema(self) -> StructType:
+        options = plain_options(self.options)
+        _, schema_json = resolve_read_schema(
+            open_file_io(options), table_path(options), parse_time_travel(options)
+        )
+        return to_spark_schema(decode_schema(schema_json).fields)
+
+    def reader(self, schema: StructType) -> PaimonReader:
+        return PaimonReader(plain_options(self.options), schema)
+
+
+class PaimonReader(DataSourceReader):
+    def __init__(self, options: dict[str, str], schema: StructType) -> None:
+        self.options = options
+        self.spark_schema = schema
+        self.predicates: list[Predicate] = []
+
+    def pushFilters(self, filters: list[Any]) -> Iterable[Any]:
+        """Keep a pruning predicate for each filter that translates; hand every filter back."""
+        types = {f.name: f.type for f in self._schema().fields}
+        for spark_filter in filters:
+            predicate = to_predicate(spark_filter, types)
+            if predicate is not None:
+                self.predicates.append(predicate)
+            yield spark_filter
+
+    def _schema(self) -> TableSchema:
+        _, schema_json = resolve_read_schema(
+            open_file_io(self.options), table_path(self.options), parse_time_travel(self.options)
+        )
+        return decode_schema(schema_json)
+
+    def plan(self) -> ReadPlan:
+        return plan_read(
+            open_file_io(self.options),
+            table_path(self.options),
+            parse_time_travel(self.options),
+            combine_predicates(self.predicates),
+        )
+
+    def partitions(self) -> list[SplitPartition]:
+        plan = self.plan()
+        return [
+            SplitPartition(
+                split,
+                plan.schema_json,
+                {f.schema_id: plan.file_schema_jsons[f.schema_id] for f in split.files},
+            )
+            for split in plan.splits
+        ]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        # With no splits Spark still reads one plain InputPartition: there is nothing in it.
+        if not hasattr(partition, "split"):
+            return
+        partition = cast(SplitPartition, partition)
+        schema = decode_schema(partition.schema_json)
+        file_schemas = {i: decode_schema(j) for i, j in partition.file_schema_jsons.items()}
+        table = read_split(open_file_io(self.options), partition.split, schema, file_schemas)
+        batch_table = to_spark_batch(table, to_spark_arrow_schema(self.spark_schema))
+        yield from batch_table.to_batches(max_chunksize=MAX_BATCH_ROWS)
+
+
+def register(spark: Any) -> None:
+    """Register the ``paimon`` format and turn on Python filter pushdown."""
+    spark.dataSource.register(PaimonDataSource)
+    spark.conf.set(FILTER_PUSHDOWN_CONF, "true")

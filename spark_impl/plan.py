@@ -1,0 +1,577 @@
+"""Driver-side planning of a batch read: snapshot, schema, live files, pruning, splits.
+
+This is an independent implementation of what ``reference.store.scan`` / ``query`` specify (it
+imports only the pure codecs of ``reference.spec``, the path rules of ``reference.layout`` and
+``reference.io``), so that differential tests between the two mean something.
+
+Steps of :func:`plan_read`:
+
+1. Resolve the snapshot: the latest (``snapshot/LATEST`` hint trusted only when that snapshot
+   exists and the next one does not, otherwise the directory listing), a snapshot id, a tag, or
+   the latest snapshot committed at or before a timestamp (binary search between the earliest
+   and the latest snapshot, as Java ``SnapshotManager.earlierOrEqualTimeMills``).
+2. Choose the read schema: the latest schema, or for a time-travel read the schema the selected
+   snapshot was committed with (Java ``AbstractFileStoreTable.tryTimeTravel``).
+3. Replay the base then the delta manifest list: ADD puts a file in the live set, DELETE takes it
+   out (identity: partition, bucket, level, name, extra files, embedded index, external path).
+4. Prune: manifests by partition statistics, entries by partition value, files of primary-key
+   tables by key statistics and files of append tables by value statistics. Level-0 files are
+   skipped for primary-key tables with deletion vectors or the first-row engine.
+5. Group the live files by (partition, bucket) into :class:`Split` records, small and picklable,
+   with the deletion-vector ranges of their files from the snapshot's index manifest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference import layout
+from reference.errors import (
+    FileMissingError,
+    SnapshotNotFoundError,
+    TableNotFoundError,
+    naming_file,
+)
+from reference.io import FileIO
+from reference.spec import types as t
+from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.data_file import DataFileMeta
+from reference.spec.manifest import (
+    FileKind,
+    ManifestEntry,
+    ManifestFileMeta,
+    decode_index_manifest,
+    decode_manifest_entries,
+    decode_manifest_list,
+    detect_manifest_format,
+)
+from reference.spec.options import MergeEngine
+from reference.spec.predicate import (
+    And,
+    FieldStats,
+    Predicate,
+    compute_fields,
+    is_row_matching,
+    is_stats_matching,
+)
+from reference.spec.schema import TableSchema, decode_schema
+from reference.spec.snapshot import Snapshot, decode_hint, decode_snapshot, decode_tag
+from reference.spec.stats import SimpleStats
+
+DELETION_VECTORS_INDEX = "DELETION_VECTORS"
+
+# --------------------------------------------------------------------------------------------
+# Records shipped to executors
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeletionFileRef:
+    """A data file's deletion vector: a byte range of a deletion-vectors index file."""
+
+    path: str
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True)
+class DataFileRef:
+    """What an executor needs to read one data file."""
+
+    path: str
+    schema_id: int
+    level: int
+    row_count: int
+    min_sequence_number: int
+    deletion: DeletionFileRef | None = None
+
+
+@dataclass(frozen=True)
+class Split:
+    """The live files of one (partition, bucket): the unit of reading and merging."""
+
+    partition: tuple[Any, ...]
+    bucket: int
+    files: tuple[DataFileRef, ...]
+
+    @property
+    def row_count(self) -> int:
+        return sum(f.row_count for f in self.files)
+
+
+@dataclass(frozen=True)
+class TimeTravel:
+    """At most one of these selects the snapshot (none: the latest)."""
+
+    snapshot_id: int | None = None
+    tag_name: str | None = None
+    timestamp_millis: int | None = None
+
+    def __post_init__(self) -> None:
+        values = (self.snapshot_id, self.tag_name, self.timestamp_millis)
+        chosen = [v for v in values if v is not None]
+        if len(chosen) > 1:
+            raise ValueError("choose at most one of snapshot-id, tag-name and timestamp-millis")
+
+    @property
+    def is_latest(self) -> bool:
+        return self.snapshot_id is None and self.tag_name is None and self.timestamp_millis is None
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    """A planned read: the read schema, the schemas files were written with (as JSON, so the
+    plan pickles), the splits, and what pruning skipped."""
+
+    table_root: str
+    snapshot_id: int | None
+    schema_json: str
+    file_schema_jsons: Mapping[int, str]
+    splits: tuple[Split, ...]
+    skipped_manifests: int = 0
+    skipped_files: int = 0
+    predicate: Predicate | None = field(default=None, compare=False)
+
+    @property
+    def schema(self) -> TableSchema:
+        return decode_schema(self.schema_json)
+
+    @property
+    def file_count(self) -> int:
+        return sum(len(s.files) for s in self.splits)
+
+
+# --------------------------------------------------------------------------------------------
+# Snapshots and schemas
+# --------------------------------------------------------------------------------------------
+
+
+def _list_ids(file_io: FileIO, directory: str, prefix: str) -> list[int]:
+    if not file_io.exists(directory):
+        return []
+    ids = (layout.parse_versioned_name(name, prefix) for name in file_io.list_dir(directory))
+    return sorted(i for i in ids if i is not None)
+
+
+def _read_hint(file_io: FileIO, directory: str, hint: layout.HintFile) -> int | None:
+    try:
+        return decode_hint(file_io.read_bytes(layout.hint_path(directory, hint)))
+    except FileMissingError:
+        return None
+
+
+def _snapshot_exists(file_io: FileIO, table_root: str, snapshot_id: int) -> bool:
+    return file_io.exists(layout.snapshot_path(table_root, snapshot_id))
+
+
+def find_latest_snapshot_id(file_io: FileIO, table_root: str) -> int | None:
+    directory = layout.snapshot_dir(table_root)
+    hint = _read_hint(file_io, directory, layout.HintFile.LATEST)
+    if (
+        hint is not None
+        and _snapshot_exists(file_io, table_root, hint)
+        and not _snapshot_exists(file_io, table_root, hint + 1)
+    ):
+        return hint
+    ids = _list_ids(file_io, directory, layout.SNAPSHOT_PREFIX)
+    return ids[-1] if ids else None
+
+
+def find_earliest_snapshot_id(file_io: FileIO, table_root: str) -> int | None:
+    directory = layout.snapshot_dir(table_root)
+    hint = _read_hint(file_io, directory, layout.HintFile.EARLIEST)
+    if (
+        hint is not None
+        and _snapshot_exists(file_io, table_root, hint)
+        and not _snapshot_exists(file_io, table_root, hint - 1)
+    ):
+        return hint
+    ids = _list_ids(file_io, directory, layout.SNAPSHOT_PREFIX)
+    return ids[0] if ids else None
+
+
+def read_snapshot(file_io: FileIO, table_root: str, snapshot_id: int) -> Snapshot:
+    path = layout.snapshot_path(table_root, snapshot_id)
+    try:
+        data = file_io.read_bytes(path)
+    except FileMissingError:
+        raise SnapshotNotFoundError(f"snapshot {snapshot_id} does not exist", path=path) from None
+    with naming_file(path):
+        return decode_snapshot(data)
+
+
+def find_snapshot_at(file_io: FileIO, table_root: str, time_millis: int) -> Snapshot | None:
+    """The latest snapshot committed at or before ``time_millis`` (binary search)."""
+    low = find_earliest_snapshot_id(file_io, table_root)
+    high = find_latest_snapshot_id(file_io, table_root)
+    if low is None or high is None:
+        return None
+    best: Snapshot | None = None
+    while low <= high:
+        middle = (low + high) // 2
+        snapshot = read_snapshot(file_io, table_root, middle)
+        if snapshot.time_millis <= time_millis:
+            best, low = snapshot, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def resolve_snapshot(file_io: FileIO, table_root: str, travel: TimeTravel) -> Snapshot | None:
+    """Step 1; ``None`` for a table without snapshots read at its latest state."""
+    if travel.snapshot_id is not None:
+        return read_snapshot(file_io, table_root, travel.snapshot_id)
+    if travel.tag_name is not None:
+        path = layout.tag_path(table_root, travel.tag_name)
+        try:
+            data = file_io.read_bytes(path)
+        except FileMissingError:
+            raise SnapshotNotFoundError(
+                f"tag '{travel.tag_name}' does not exist", path=path
+            ) from None
+        with naming_file(path):
+            return decode_tag(data).snapshot
+    if travel.timestamp_millis is not None:
+        found = find_snapshot_at(file_io, table_root, travel.timestamp_millis)
+        if found is None:
+            raise SnapshotNotFoundError(
+                f"no snapshot at or before {travel.timestamp_millis}", path=table_root
+            )
+        return found
+    latest = find_latest_snapshot_id(file_io, table_root)
+    return None if latest is None else read_snapshot(file_io, table_root, latest)
+
+
+def read_schema_json(file_io: FileIO, table_root: str, schema_id: int) -> str:
+    path = layout.schema_path(table_root, schema_id)
+    with naming_file(path):
+        return file_io.read_bytes(path).decode("utf-8")
+
+
+def latest_schema_id(file_io: FileIO, table_root: str) -> int:
+    ids = _list_ids(file_io, layout.schema_dir(table_root), layout.SCHEMA_PREFIX)
+    if not ids:
+        raise TableNotFoundError("no schema files: not a Paimon table", path=table_root)
+    return ids[-1]
+
+
+def resolve_read_schema(
+    file_io: FileIO, table_root: str, travel: TimeTravel
+) -> tuple[Snapshot | None, str]:
+    """Steps 1 and 2: the snapshot and the read schema's JSON text."""
+    snapshot = resolve_snapshot(file_io, table_root, travel)
+    if snapshot is not None and not travel.is_latest:
+        schema_id = snapshot.schema_id
+    else:
+        schema_id = latest_schema_id(file_io, table_root)
+    return snapshot, read_schema_json(file_io, table_root, schema_id)
+
+
+# --------------------------------------------------------------------------------------------
+# Manifests
+# --------------------------------------------------------------------------------------------
+
+
+def _read_meta_file(file_io: FileIO, table_root: str, name: str) -> tuple[bytes, Any]:
+    path = layout.manifest_path(table_root, name)
+    data = file_io.read_bytes(path)
+    return data, detect_manifest_format(data)
+
+
+def read_manifest_list(file_io: FileIO, table_root: str, name: str) -> list[ManifestFileMeta]:
+    with naming_file(layout.manifest_path(table_root, name)):
+        return decode_manifest_list(*_read_meta_file(file_io, table_root, name))
+
+
+def read_manifest(file_io: FileIO, table_root: str, name: str) -> list[ManifestEntry]:
+    with naming_file(layout.manifest_path(table_root, name)):
+        return decode_manifest_entries(*_read_meta_file(file_io, table_root, name))
+
+
+def _file_identity(entry: ManifestEntry) -> tuple[Any, ...]:
+    meta = entry.file
+    return (
+        entry.partition,
+        entry.bucket,
+        meta.level,
+        meta.file_name,
+        meta.extra_files,
+        meta.embedded_index,
+        meta.external_path,
+    )
+
+
+def replay_entries(entries: Sequence[ManifestEntry]) -> list[ManifestEntry]:
+    """Step 3: the live ADD entries, in first-added order."""
+    live: dict[tuple[Any, ...], ManifestEntry] = {}
+    for entry in entries:
+        identity = _file_identity(entry)
+        if entry.kind is FileKind.ADD:
+            live[identity] = entry
+        else:
+            live.pop(identity, None)
+    return list(live.values())
+
+
+def read_deletion_ranges(
+    file_io: FileIO, table_root: str, snapshot: Snapshot
+) -> dict[tuple[bytes, int, str], DeletionFileRef]:
+    """Deletion-vector ranges by (partition bytes, bucket, data file name)."""
+    if snapshot.index_manifest is None:
+        return {}
+    name = snapshot.index_manifest
+    with naming_file(layout.manifest_path(table_root, name)):
+        entries = decode_index_manifest(*_read_meta_file(file_io, table_root, name))
+    live: dict[tuple[bytes, int, str], Any] = {}
+    for entry in entries:
+        key = (entry.partition, entry.bucket, entry.index_file.file_name)
+        if entry.kind is FileKind.ADD:
+            live[key] = entry
+        else:
+            live.pop(key, None)
+    ranges: dict[tuple[bytes, int, str], DeletionFileRef] = {}
+    for entry in live.values():
+        index_file = entry.index_file
+        if index_file.index_type != DELETION_VECTORS_INDEX or not index_file.dv_ranges:
+            continue
+        path = index_file.external_path or layout.index_file_path(table_root, index_file.file_name)
+        for dv in index_file.dv_ranges:
+            key = (entry.partition, entry.bucket, dv.data_file_name)
+            ranges[key] = DeletionFileRef(path, dv.offset, dv.length)
+    return ranges
+
+
+# --------------------------------------------------------------------------------------------
+# Pruning
+# --------------------------------------------------------------------------------------------
+
+
+def restrict_predicate(predicate: Predicate | None, names: set[str]) -> Predicate | None:
+    """The part of ``predicate`` (whole, or top-level AND conjuncts) that uses only ``names``."""
+    if predicate is None:
+        return None
+    if compute_fields(predicate) <= names:
+        return predicate
+    if isinstance(predicate, And):
+        kept = tuple(c for c in predicate.children if compute_fields(c) <= names)
+        return And(kept) if kept else None
+    return None
+
+
+def decode_stats(stats: SimpleStats, fields: Sequence[t.DataField]) -> dict[int, FieldStats]:
+    """Per-field statistics by field id, for a stats row covering exactly ``fields``."""
+    if not fields or len(stats.null_counts) != len(fields):
+        return {}
+    types = [f.type for f in fields]
+    low = deserialize_binary_row(stats.min_values, types)
+    high = deserialize_binary_row(stats.max_values, types)
+    return {f.id: FieldStats(low[i], high[i], stats.null_counts[i]) for i, f in enumerate(fields)}
+
+
+def evolve_stats(
+    by_id: Mapping[int, FieldStats],
+    file_fields: Sequence[t.DataField],
+    read_fields: Sequence[t.DataField],
+    row_count: int,
+) -> dict[str, FieldStats]:
+    """Statistics under read names: a field absent from the file is all null; a field whose
+    type changed has no usable statistics."""
+    file_by_id = {f.id: f for f in file_fields}
+    result: dict[str, FieldStats] = {}
+    for read_field in read_fields:
+        file_field = file_by_id.get(read_field.id)
+        if file_field is None:
+            result[read_field.name] = FieldStats(None, None, row_count)
+        elif read_field.id in by_id and file_field.type.copy(True) == read_field.type.copy(True):
+            result[read_field.name] = by_id[read_field.id]
+    return result
+
+
+def _trimmed_key_fields(schema: TableSchema) -> list[t.DataField]:
+    by_name = {f.name: f for f in schema.fields}
+    return [by_name[k] for k in schema.primary_keys if k not in schema.partition_keys]
+
+
+def is_file_matching(
+    meta: DataFileMeta,
+    predicate: Predicate | None,
+    schema: TableSchema,
+    file_schema: TableSchema,
+) -> bool:
+    """Step 4 for one file: primary-key tables by key statistics only (a value may be
+    superseded by another file), append tables by value statistics."""
+    if predicate is None:
+        return True
+    types = {f.name: f.type for f in schema.fields}
+    if schema.primary_keys:
+        read_keys = _trimmed_key_fields(schema)
+        key_predicate = restrict_predicate(predicate, {f.name for f in read_keys})
+        if key_predicate is None:
+            return True
+        file_keys = _trimmed_key_fields(file_schema)
+        by_id = decode_stats(meta.key_stats, file_keys)
+        evolved = evolve_stats(by_id, file_keys, read_keys, meta.row_count)
+        return is_stats_matching(key_predicate, meta.row_count, evolved, types)
+    if meta.value_stats_cols is None:
+        stats_fields = list(file_schema.fields)
+    else:
+        file_by_name = {f.name: f for f in file_schema.fields}
+        stats_fields = [file_by_name[name] for name in meta.value_stats_cols]
+    by_id = decode_stats(meta.value_stats, stats_fields)
+    evolved = evolve_stats(by_id, file_schema.fields, schema.fields, meta.row_count)
+    return is_stats_matching(predicate, meta.row_count, evolved, types)
+
+
+def is_manifest_matching(
+    manifest: ManifestFileMeta,
+    partition_predicate: Predicate | None,
+    partition_fields: Sequence[t.DataField],
+) -> bool:
+    if partition_predicate is None or not partition_fields:
+        return True
+    by_id = decode_stats(manifest.partition_stats, partition_fields)
+    stats = {f.name: by_id[f.id] for f in partition_fields if f.id in by_id}
+    types = {f.name: f.type for f in partition_fields}
+    row_count = manifest.num_added_files + manifest.num_deleted_files
+    return is_stats_matching(partition_predicate, row_count, stats, types)
+
+
+def is_level_zero_skipped(schema: TableSchema) -> bool:
+    options = schema.core_options
+    return bool(schema.primary_keys) and (
+        options.deletion_vectors_enabled or options.merge_engine is MergeEngine.FIRST_ROW
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Planning
+# --------------------------------------------------------------------------------------------
+
+
+def compute_bucket_dir(
+    table_root: str, schema: TableSchema, partition: Sequence[Any], bucket: int
+) -> str:
+    options = schema.core_options
+    spec = layout.compute_partition_spec(
+        schema.partition_type.fields,
+        partition,
+        default_name=options.partition_default_name,
+        legacy_name=options.partition_legacy_name,
+    )
+    return layout.bucket_path(
+        table_root, spec, bucket, data_file_path_directory=options.data_file_path_directory
+    )
+
+
+class _SchemaCache:
+    def __init__(self, file_io: FileIO, table_root: str) -> None:
+        self.file_io, self.table_root = file_io, table_root
+        self.jsons: dict[int, str] = {}
+        self.schemas: dict[int, TableSchema] = {}
+
+    def get(self, schema_id: int) -> TableSchema:
+        if schema_id not in self.schemas:
+            text = read_schema_json(self.file_io, self.table_root, schema_id)
+            self.jsons[schema_id] = text
+            self.schemas[schema_id] = decode_schema(text)
+        return self.schemas[schema_id]
+
+
+def plan_read(
+    file_io: FileIO,
+    table_root: str,
+    travel: TimeTravel | None = None,
+    predicate: Predicate | None = None,
+) -> ReadPlan:
+    """Steps 1-5: the splits a batch read must read (``predicate`` only prunes)."""
+    table_root = table_root.rstrip("/")
+    snapshot, schema_json = resolve_read_schema(file_io, table_root, travel or TimeTravel())
+    schema = decode_schema(schema_json)
+    if snapshot is None:
+        return ReadPlan(table_root, None, schema_json, {}, ())
+    cache = _SchemaCache(file_io, table_root)
+    partition_fields = list(schema.partition_type.fields)
+    partition_types = [f.type for f in partition_fields]
+    partition_predicate = restrict_predicate(predicate, set(schema.partition_keys))
+    skip_level_zero = is_level_zero_skipped(schema)
+
+    manifests = [
+        *read_manifest_list(file_io, table_root, snapshot.base_manifest_list),
+        *read_manifest_list(file_io, table_root, snapshot.delta_manifest_list),
+    ]
+    entries: list[ManifestEntry] = []
+    skipped_manifests = 0
+    for manifest in manifests:
+        if is_manifest_matching(manifest, partition_predicate, partition_fields):
+            entries.extend(read_manifest(file_io, table_root, manifest.file_name))
+        else:
+            skipped_manifests += 1
+
+    deletion_ranges = (
+        read_deletion_ranges(file_io, table_root, snapshot)
+        if schema.core_options.deletion_vectors_enabled
+        else {}
+    )
+    partitions: dict[bytes, tuple[Any, ...]] = {}
+    grouped: dict[tuple[bytes, int], list[DataFileRef]] = {}
+    bucket_dirs: dict[tuple[bytes, int], str] = {}
+    skipped_files = 0
+    for entry in replay_entries(entries):
+        if entry.partition not in partitions:
+            partitions[entry.partition] = tuple(
+                deserialize_binary_row(entry.partition, partition_types)
+            )
+        partition = partitions[entry.partition]
+        meta = entry.file
+        if (
+            (skip_level_zero and meta.level == 0)
+            or not _is_partition_matching(partition, partition_predicate, partition_fields)
+            or not is_file_matching(meta, predicate, schema, cache.get(meta.schema_id))
+        ):
+            skipped_files += 1
+            continue
+        group = (entry.partition, entry.bucket)
+        if group not in bucket_dirs:
+            bucket_dirs[group] = compute_bucket_dir(table_root, schema, partition, entry.bucket)
+        path = layout.data_file_path(bucket_dirs[group], meta.file_name, meta.external_path)
+        grouped.setdefault(group, []).append(
+            DataFileRef(
+                path=path,
+                schema_id=meta.schema_id,
+                level=meta.level,
+                row_count=meta.row_count,
+                min_sequence_number=meta.min_sequence_number,
+                deletion=deletion_ranges.get((entry.partition, entry.bucket, meta.file_name)),
+            )
+        )
+    splits = tuple(
+        Split(partitions[partition_bytes], bucket, tuple(files))
+        for (partition_bytes, bucket), files in grouped.items()
+    )
+    used = {f.schema_id for s in splits for f in s.files}
+    for schema_id in used:
+        cache.get(schema_id)
+    return ReadPlan(
+        table_root=table_root,
+        snapshot_id=snapshot.id,
+        schema_json=schema_json,
+        file_schema_jsons={i: cache.jsons[i] for i in sorted(used)},
+        splits=splits,
+        skipped_manifests=skipped_manifests,
+        skipped_files=skipped_files,
+        predicate=predicate,
+    )
+
+
+def _is_partition_matching(
+    partition: Sequence[Any],
+    partition_predicate: Predicate | None,
+    partition_fields: Sequence[t.DataField],
+) -> bool:
+    if partition_predicate is None:
+        return True
+    values = {f.name: partition[i] for i, f in enumerate(partition_fields)}
+    types = {f.name: f.type for f in partition_fields}
+    return is_row_matching(partition_predicate, values, types)

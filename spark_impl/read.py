@@ -1,0 +1,198 @@
+"""Executor-side reading of a split: files to one Arrow table in the read schema, merged.
+
+Steps of :func:`read_split`:
+
+1. Each data file is read with pyarrow (Parquet, ORC; Avro through
+   ``reference.spec.file_format.decode_data_file``), columns chosen by the names of the schema
+   the file was written with (its ``schema_id``).
+2. Its deletion vector (if any) becomes a numpy mask that drops the deleted row positions.
+3. Columns move to the read schema by field id: a field the file lacks is all null; a field
+   whose type changed is cast (with Arrow where Arrow's cast is exactly Java's, else value by
+   value through ``reference.spec.casts``).
+4. Append tables: the files' rows, concatenated. Primary-key tables: the records of all files
+   are merged per key by :mod:`spark_impl.merge` (vectorized).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.orc as pa_orc
+import pyarrow.parquet as pq
+
+from reference import layout
+from reference.errors import naming_file
+from reference.io import FileIO
+from reference.spec import types as t
+from reference.spec.casts import cast_value
+from reference.spec.data_file import SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD
+from reference.spec.deletion_vector import decode_deletion_vector
+from reference.spec.file_format import (
+    FileFormat,
+    arrow_to_rows,
+    compute_arrow_type,
+    conform_arrow_table,
+    decode_data_file,
+    parse_file_format,
+    rows_to_arrow,
+)
+from reference.spec.schema import TableSchema
+from spark_impl.merge import ORDER_COLUMN, compute_merge_config, merge_records
+from spark_impl.plan import DataFileRef, DeletionFileRef, Split
+
+# --------------------------------------------------------------------------------------------
+# Files and deletion vectors
+# --------------------------------------------------------------------------------------------
+
+
+def read_data_file(file_io: FileIO, path: str, fields: Sequence[t.DataField]) -> pa.Table:
+    """Columns ``fields`` (by name) of one data file, in canonical Paimon Arrow types."""
+    with naming_file(path):
+        fmt = parse_file_format(layout.data_file_format(path))
+        source = file_io.open_input(path)
+        try:
+            if fmt is FileFormat.PARQUET:
+                table = pq.ParquetFile(source).read(columns=[f.name for f in fields])
+                return conform_arrow_table(table, fields)
+            if fmt is FileFormat.ORC:
+                table = pa_orc.ORCFile(source).read(columns=[f.name for f in fields])
+                return conform_arrow_table(table, fields)
+            return decode_data_file(source, fmt, fields)
+        finally:
+            source.close()
+
+
+def read_deleted_positions(
+    file_io: FileIO, deletion: DeletionFileRef, cache: dict[str, bytes]
+) -> np.ndarray:
+    """The deleted row positions of one data file (index files are read once per split)."""
+    if deletion.path not in cache:
+        with naming_file(deletion.path):
+            cache[deletion.path] = file_io.read_bytes(deletion.path)
+    with naming_file(deletion.path):
+        vector = decode_deletion_vector(cache[deletion.path], deletion.offset, deletion.length)
+    positions = vector.positions
+    return np.fromiter(iter(positions), dtype=np.int64, count=len(positions))
+
+
+def apply_deletions(table: pa.Table, positions: np.ndarray) -> pa.Table:
+    """Drop the rows at ``positions`` (a numpy mask, no per-row Python)."""
+    if positions.size == 0:
+        return table
+    keep = np.ones(table.num_rows, dtype=bool)
+    keep[positions[positions < table.num_rows]] = False
+    return table.filter(pa.array(keep))
+
+
+# --------------------------------------------------------------------------------------------
+# Schema evolution
+# --------------------------------------------------------------------------------------------
+
+_INTEGER_WIDTH = {
+    t.TypeRoot.TINYINT: 8,
+    t.TypeRoot.SMALLINT: 16,
+    t.TypeRoot.INTEGER: 32,
+    t.TypeRoot.BIGINT: 64,
+}
+_DOUBLE_EXACT_INTEGER_WIDTH = 32
+
+
+def is_arrow_cast_exact(source: t.DataType, target: t.DataType) -> bool:
+    """Casts where Arrow computes exactly what Java's cast rules do: integer widening, integer
+    (up to INT) to DOUBLE, FLOAT to DOUBLE, and VARCHAR/CHAR to unbounded STRING."""
+    if source.root in _INTEGER_WIDTH and target.root in _INTEGER_WIDTH:
+        return _INTEGER_WIDTH[source.root] <= _INTEGER_WIDTH[target.root]
+    if target.root is t.TypeRoot.DOUBLE:
+        if source.root in _INTEGER_WIDTH:
+            return _INTEGER_WIDTH[source.root] <= _DOUBLE_EXACT_INTEGER_WIDTH
+        return source.root is t.TypeRoot.FLOAT
+    if isinstance(target, t.VarCharType) and target.length == t.MAX_LENGTH:
+        return isinstance(source, t.VarCharType)
+    return False
+
+
+def cast_column(column: pa.Array, source: t.DataType, target: t.DataType) -> pa.Array:
+    """Cast a column whose field changed type (step 3)."""
+    arrow_target = compute_arrow_type(target)
+    if is_arrow_cast_exact(source, target):
+        return column.cast(arrow_target)
+    source_field = t.DataField(0, "value", source.copy(True))
+    target_field = t.DataField(0, "value", target.copy(True))
+    values = arrow_to_rows(pa.table({"value": column}), [source_field])
+    cast = [(cast_value(row[0], source, target),) for row in values]
+    return rows_to_arrow(cast, [target_field]).column(0).combine_chunks()
+
+
+def evolve_columns(
+    table: pa.Table, file_fields: Sequence[t.DataField], read_fields: Sequence[t.DataField]
+) -> list[pa.Array]:
+    """``table`` (columns named by ``file_fields``) as columns of ``read_fields``, by id."""
+    by_id = {f.id: f for f in file_fields}
+    columns = []
+    for read_field in read_fields:
+        file_field = by_id.get(read_field.id)
+        if file_field is None:
+            columns.append(pa.nulls(table.num_rows, type=compute_arrow_type(read_field.type)))
+            continue
+        column = table.column(file_field.name).combine_chunks()
+        if file_field.type.copy(True) != read_field.type.copy(True):
+            column = cast_column(column, file_field.type, read_field.type)
+        columns.append(column)
+    return columns
+
+
+# --------------------------------------------------------------------------------------------
+# Splits
+# --------------------------------------------------------------------------------------------
+
+
+def read_file_records(
+    file_io: FileIO,
+    ref: DataFileRef,
+    schema: TableSchema,
+    file_schema: TableSchema,
+    dv_cache: dict[str, bytes],
+) -> pa.Table:
+    """One file's rows in the read schema; for primary-key tables with the sequence number and
+    value kind columns after the fields."""
+    system = [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD] if schema.primary_keys else []
+    table = read_data_file(file_io, ref.path, [*system, *file_schema.fields])
+    if ref.deletion is not None:
+        table = apply_deletions(table, read_deleted_positions(file_io, ref.deletion, dv_cache))
+    columns = evolve_columns(table, file_schema.fields, schema.fields)
+    names = [f.name for f in schema.fields]
+    for system_field in system:
+        columns.append(table.column(system_field.name).combine_chunks())
+        names.append(system_field.name)
+    return pa.Table.from_arrays(columns, names=names)
+
+
+def read_split(
+    file_io: FileIO,
+    split: Split,
+    schema: TableSchema,
+    file_schemas: Mapping[int, TableSchema],
+) -> pa.Table:
+    """The rows of one split in the read schema (canonical Paimon Arrow types)."""
+    dv_cache: dict[str, bytes] = {}
+    files = sorted(split.files, key=lambda f: f.min_sequence_number)
+    tables = [
+        read_file_records(file_io, ref, schema, file_schemas[ref.schema_id], dv_cache)
+        for ref in files
+    ]
+    if not tables:
+        return empty_table(schema)
+    combined = pa.concat_tables(tables).combine_chunks()
+    if not schema.primary_keys:
+        return combined
+    combined = combined.append_column(ORDER_COLUMN, pa.array(np.arange(combined.num_rows)))
+    return merge_records(combined, compute_merge_config(schema))
+
+
+def empty_table(schema: TableSchema) -> pa.Table:
+    return pa.Table.from_arrays(
+        [pa.array([], type=compute_arrow_type(f.type)) for f in schema.fields],
+        names=[f.name for f in schema.fields],
+    )
