@@ -32,7 +32,6 @@ from reference.spec.snapshot import CommitKind
 from reference.store.query import TimeTravel
 from reference.table import Table
 
-
 INSERT = RowKind.INSERT
 
 

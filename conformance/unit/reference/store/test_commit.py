@@ -73,7 +73,6 @@ from reference.store.scan import (
 )
 from reference.table import Table
 
-
 INSERT = RowKind.INSERT
 USER = "committer"
 
