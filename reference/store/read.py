@@ -15,9 +15,17 @@ Rules:
 3. An append table's rows are the rows of its files, each an insert.
 4. A primary-key file holds key-value records (``_SEQUENCE_NUMBER``, ``_VALUE_KIND``, values).
    All records of a bucket are ordered by key, then by ``sequence.field`` (if any), then by
-   sequence number; the records of each key are merged by the table's merge engine; a key
-   whose merge result retracts (or is nothing) is not in the table.
+   sequence number; the records of each key are merged by the table's merge engine (a single
+   record stays as it is; a table that compacts through lookup merges only the newest record
+   above level 0, ``reference.store.changelog`` rule 2); a key whose merge result retracts (or
+   is nothing) is not in the table.
 5. Filters are applied to the final rows; projection comes last.
+6. File indexes only narrow what is read (``reference.store.file_index`` rule 6): in append
+   tables, and in primary-key splits that Java reads file by file without merging (deletion
+   vectors or first-row, every file above level 0 and holding no retraction), a file its index
+   rules out is not read, and with a row-set answer only those rows are read. Rule 5's filter
+   still decides. (Java main also reads some other primary-key splits without merging, a
+   single level or a lone file; the reference merges those and does not narrow them.)
 """
 
 from __future__ import annotations
@@ -45,10 +53,14 @@ from reference.spec.data_file import (
 )
 from reference.spec.deletion_vector import DeletionVector, decode_deletion_vector, is_deleted
 from reference.spec.file_format import arrow_to_rows, decode_data_file, parse_file_format
+from reference.spec.file_index.result import ResultKind, is_remain
+from reference.spec.file_index.roaring import RowIds
 from reference.spec.key_value import KeyValue
 from reference.spec.predicate import Predicate, is_row_matching
 from reference.spec.schema import TableSchema
-from reference.store.scan import DataSplit, DeletionFile
+from reference.store.changelog import compute_lookup_strategy, is_lookup_merge, merge_lookup
+from reference.store.file_index import evaluate_file_at_read
+from reference.store.scan import DataSplit, DeletionFile, is_level_zero_skipped
 
 ChangeRow = tuple[RowKind, Row]
 """A row with the change it carries (+I, -U, +U, -D)."""
@@ -74,11 +86,16 @@ def compute_file_fields(file_schema: TableSchema) -> list[t.DataField]:
     return compute_key_value_fields(key_fields, file_schema.fields, thin)
 
 
-def read_file_rows(file_io: FileIO, path: str, fields: Sequence[t.DataField]) -> list[Row]:
-    """All rows of one data file, columns ``fields`` (format from the file name)."""
+def read_file_rows(
+    file_io: FileIO, path: str, fields: Sequence[t.DataField], positions: RowIds = None
+) -> list[Row]:
+    """The rows of one data file, columns ``fields`` (format from the file name): all of them,
+    or only those at ``positions`` (0-based, in file order)."""
     with naming_file(path):
         fmt = parse_file_format(layout.data_file_format(path))
         table = decode_data_file(file_io.open_input(path), fmt, fields)
+        if positions is not None:
+            table = table.take(list(positions))
         return arrow_to_rows(table, fields)
 
 
@@ -93,6 +110,35 @@ def apply_deletion_vector(rows: list[Row], vector: DeletionVector | None) -> lis
     if vector is None:
         return rows
     return [row for position, row in enumerate(rows) if not is_deleted(vector, position)]
+
+
+def _vector_of(file_io: FileIO, split: DataSplit, meta: DataFileMeta) -> DeletionVector | None:
+    deletion_file = split.deletion_files.get(meta.file_name)
+    return None if deletion_file is None else read_deletion_vector(file_io, deletion_file)
+
+
+def read_live_rows(
+    file_io: FileIO,
+    split: DataSplit,
+    meta: DataFileMeta,
+    fields: Sequence[t.DataField],
+    *,
+    schema: TableSchema,
+    file_schema: TableSchema,
+    predicate: Predicate | None,
+) -> list[Row]:
+    """Rules 2 and 6: the rows (columns ``fields``) of a data file that its deletion vector
+    keeps and its file index does not rule out for ``predicate`` (None: no index is asked)."""
+    path = compute_data_file_path(split, meta)
+    vector = _vector_of(file_io, split, meta)
+    answer = evaluate_file_at_read(
+        file_io, path, meta, predicate, schema=schema, file_schema=file_schema, vector=vector
+    )
+    if not is_remain(answer):
+        return []
+    if answer.kind is ResultKind.ROWS:
+        return read_file_rows(file_io, path, fields, answer.rows)
+    return apply_deletion_vector(read_file_rows(file_io, path, fields), vector)
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,23 +187,24 @@ def read_append_split(
     split: DataSplit,
     schema: TableSchema,
     schemas: Mapping[int, TableSchema],
+    predicate: Predicate | None = None,
 ) -> list[ChangeRow]:
-    """Rule 3: every row of every file, as inserts, in the table's current fields."""
+    """Rules 3 and 6: every row of every file, as inserts, in the table's current fields."""
     rows: list[ChangeRow] = []
     for meta in split.files:
         file_schema = schemas[meta.schema_id]
-        file_rows = read_file_rows(file_io, compute_data_file_path(split, meta), file_schema.fields)
-        vector = _vector_of(file_io, split, meta)
-        mapper = compute_value_mapper(file_schema.fields, schema.fields)
-        rows.extend(
-            (RowKind.INSERT, mapper(row)) for row in apply_deletion_vector(file_rows, vector)
+        file_rows = read_live_rows(
+            file_io,
+            split,
+            meta,
+            file_schema.fields,
+            schema=schema,
+            file_schema=file_schema,
+            predicate=predicate,
         )
+        mapper = compute_value_mapper(file_schema.fields, schema.fields)
+        rows.extend((RowKind.INSERT, mapper(row)) for row in file_rows)
     return rows
-
-
-def _vector_of(file_io: FileIO, split: DataSplit, meta: DataFileMeta) -> DeletionVector | None:
-    deletion_file = split.deletion_files.get(meta.file_name)
-    return None if deletion_file is None else read_deletion_vector(file_io, deletion_file)
 
 
 # --------------------------------------------------------------------------------------------
@@ -171,14 +218,17 @@ def read_key_values(
     meta: DataFileMeta,
     schema: TableSchema,
     file_schema: TableSchema,
+    *,
+    predicate: Predicate | None = None,
 ) -> list[KeyValue]:
-    """The records of one primary-key file in the read schema (rules 1, 2, 4)."""
+    """The records of one primary-key file in the read schema (rules 1, 2, 4, 6)."""
     fields = compute_file_fields(file_schema)
     value_start = fields.index(VALUE_KIND_FIELD) + 1
     sequence_index = fields.index(SEQUENCE_NUMBER_FIELD)
     kind_index = value_start - 1
-    rows = read_file_rows(file_io, compute_data_file_path(split, meta), fields)
-    rows = apply_deletion_vector(rows, _vector_of(file_io, split, meta))
+    rows = read_live_rows(
+        file_io, split, meta, fields, schema=schema, file_schema=file_schema, predicate=predicate
+    )
     mapper = compute_value_mapper(file_schema.fields, schema.fields)
     key_indexes = compute_key_indexes(schema)
     records = []
@@ -227,12 +277,25 @@ def group_by_key(
 
 
 def merge_key_values(
-    records: Sequence[KeyValue], key_types: Sequence[t.DataType], setup: MergeSetup
+    records: Sequence[KeyValue],
+    key_types: Sequence[t.DataType],
+    setup: MergeSetup,
+    *,
+    lookup: bool = False,
 ) -> list[KeyValue]:
-    """Rule 4: one merge result per key, retractions included (callers drop them)."""
+    """Rule 4: one merge result per key, retractions included (callers drop them). A key with
+    a single record keeps it unchanged (Java ``ReducerMergeFunctionWrapper``); with ``lookup``
+    (tables that compact through lookup) only the newest record above level 0 takes part
+    (``reference.store.changelog`` rule 2, Java ``LookupMergeFunction``)."""
     results = []
     for group in group_by_key(records, key_types):
-        merged = merge(order_records(group, setup), setup)
+        ordered = order_records(group, setup)
+        if len(ordered) == 1:
+            merged: KeyValue | None = ordered[0]
+        elif lookup:
+            merged = merge_lookup(ordered, setup)
+        else:
+            merged = merge(ordered, setup)
         if merged is not None:
             results.append(merged)
     return results
@@ -242,17 +305,34 @@ def compute_table_merge_setup(schema: TableSchema) -> MergeSetup:
     return compute_merge_setup(schema.options, schema.logical_row_type, schema.primary_keys)
 
 
+def is_read_without_merge(schema: TableSchema, split: DataSplit) -> bool:
+    """Rule 6: whether Java reads a primary-key split file by file (``DataSplit.rawConvertible``
+    with deletion vectors or first-row): every file above level 0 and holding no retraction."""
+    return is_level_zero_skipped(schema) and all(
+        meta.level > 0 and meta.delete_row_count == 0 for meta in split.files
+    )
+
+
 def read_primary_key_split(
     file_io: FileIO,
     split: DataSplit,
     schema: TableSchema,
     schemas: Mapping[int, TableSchema],
+    predicate: Predicate | None = None,
 ) -> list[ChangeRow]:
-    """Rule 4: the merged rows of one bucket; each keeps the kind of its winning record."""
+    """Rules 4 and 6: the merged rows of one bucket; each keeps the kind of its winning
+    record. ``predicate`` narrows the read only where rule 6 allows."""
+    index_predicate = predicate if is_read_without_merge(schema, split) else None
     records: list[KeyValue] = []
     for meta in sorted(split.files, key=lambda m: m.min_sequence_number):
-        records.extend(read_key_values(file_io, split, meta, schema, schemas[meta.schema_id]))
-    merged = merge_key_values(records, compute_key_types(schema), compute_table_merge_setup(schema))
+        file_schema = schemas[meta.schema_id]
+        records.extend(
+            read_key_values(file_io, split, meta, schema, file_schema, predicate=index_predicate)
+        )
+    lookup = is_lookup_merge(compute_lookup_strategy(schema))
+    merged = merge_key_values(
+        records, compute_key_types(schema), compute_table_merge_setup(schema), lookup=lookup
+    )
     return [(kv.kind, kv.value) for kv in merged if kv.kind.is_add]
 
 
@@ -266,11 +346,14 @@ def read_split(
     split: DataSplit,
     schema: TableSchema,
     schemas: Mapping[int, TableSchema],
+    *,
+    predicate: Predicate | None = None,
 ) -> list[ChangeRow]:
-    """The rows of one split under ``schema`` (all fields, no filter)."""
+    """The rows of one split under ``schema`` (all fields). ``predicate`` lets file indexes
+    narrow the read (rule 6); it does not filter: the caller applies it (rule 5)."""
     if schema.is_primary_key_table:
-        return read_primary_key_split(file_io, split, schema, schemas)
-    return read_append_split(file_io, split, schema, schemas)
+        return read_primary_key_split(file_io, split, schema, schemas, predicate)
+    return read_append_split(file_io, split, schema, schemas, predicate)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ Rules:
    of the same partition and bucket, each holding ranges for named data files.
 4. Pruning never changes a result, it only skips files that cannot hold a matching row:
    manifests by their partition statistics, entries by their partition value, files of
-   primary-key tables by key statistics, files of append tables by value statistics.
+   primary-key tables by key statistics, files of append tables by value statistics and then
+   by their embedded file index (``reference.store.file_index`` rule 6).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from reference.spec.predicate import (
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.spec.stats import SimpleStats
+from reference.store.file_index import is_planned_by_index
 
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
 HASH_INDEX = "HASH"
@@ -345,12 +347,15 @@ def is_file_matching(
 
 @dataclass(frozen=True)
 class ScanPlan:
-    """The splits of one snapshot and how much pruning skipped (for tests and ``inspect``)."""
+    """The splits of one snapshot and how much pruning skipped (for tests and ``inspect``):
+    ``skipped_files`` by level, partition or statistics, ``skipped_by_index`` (other files) by
+    their embedded file index."""
 
     snapshot_id: int
     splits: list[DataSplit]
     skipped_manifests: int
     skipped_files: int
+    skipped_by_index: int = 0
 
 
 def plan_scan(
@@ -382,6 +387,7 @@ def plan_scan(
     grouped: dict[tuple[bytes, int], list[DataFileMeta]] = {}
     partitions: dict[bytes, Row] = {}
     skipped_files = 0
+    skipped_by_index = 0
     for entry in compute_live_entries(entries).live:
         if entry.partition not in partitions:
             partitions[entry.partition] = deserialize_binary_row(entry.partition, partition_types)
@@ -393,6 +399,9 @@ def plan_scan(
             or not is_file_matching(meta, predicate, schema, schemas[meta.schema_id])
         ):
             skipped_files += 1
+            continue
+        if not is_planned_by_index(meta, predicate, schema, schemas[meta.schema_id]):
+            skipped_by_index += 1
             continue
         grouped.setdefault((entry.partition, entry.bucket), []).append(meta)
 
@@ -415,7 +424,7 @@ def plan_scan(
         )
         for (partition_bytes, bucket), files in grouped.items()
     ]
-    return ScanPlan(snapshot.id, splits, skipped_manifests, skipped_files)
+    return ScanPlan(snapshot.id, splits, skipped_manifests, skipped_files, skipped_by_index)
 
 
 def compute_leaf_predicates(predicate: Predicate | None) -> list[Leaf]:

@@ -128,6 +128,7 @@ from reference.store.bucket_assign import (
     compute_total_buckets,
     route_rows,
 )
+from reference.store.file_index import compute_file_index_builder
 from reference.store.file_writer import (
     FileIndexBuilder,
     FileSettings,
@@ -860,10 +861,13 @@ def write_batch(  # noqa: PLR0917 (the positional API the table facade calls)
     """Rules 1-10: write ``rows`` (with ``kinds``, default ``+I``) as one batch on top of the
     ``base`` snapshot (``None``: an empty table) and return one commit message per bucket.
 
-    ``file_index`` is the hook that builds an append file's file index (none by default).
+    ``file_index`` is the hook that builds an append file's file index; by default the one the
+    table's ``file-index.*`` options ask for (``reference.store.file_index``), if any.
     """
     naming = naming or FileNaming()
     plan = compute_write_plan(schema)
+    if file_index is None and not schema.is_primary_key_table:
+        file_index = compute_file_index_builder(schema.options, schema.fields)
     state = read_base_state(file_io, table_root, schema, base, plan.mode)
     routed = route_rows(compute_inputs(rows, kinds, plan.fields), schema, plan.mode, state.routing)
     is_append = not schema.is_primary_key_table
