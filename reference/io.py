@@ -61,6 +61,7 @@ HTTP_NOT_IMPLEMENTED = 501
 CONDITIONAL_PUT_ATTEMPTS = 5
 CONDITIONAL_PUT_RETRY_PAUSE_SECONDS = 0.05
 CONDITIONAL_PUT_TIMEOUT_SECONDS = 10
+NANOS_PER_MILLI = 1_000_000
 
 
 class ConditionalPut(Enum):
@@ -115,6 +116,11 @@ class FileIO(Protocol):
         ...
 
     def file_size(self, path: str) -> int: ...
+
+    def modification_time_millis(self, path: str) -> int:
+        """When the file was last written, in milliseconds since the epoch (consumer
+        expiration and orphan cleaning compare it with a cut-off)."""
+        ...
 
     def mkdirs(self, path: str) -> None: ...
 
@@ -258,6 +264,10 @@ class LocalFileIO:
     def file_size(self, path: str) -> int:
         with _os_errors_named(path):
             return os.stat(local_os_path(path)).st_size
+
+    def modification_time_millis(self, path: str) -> int:
+        with _os_errors_named(path):
+            return os.stat(local_os_path(path)).st_mtime_ns // NANOS_PER_MILLI
 
     def mkdirs(self, path: str) -> None:
         with _os_errors_named(path):
@@ -549,6 +559,12 @@ class S3FileIO:
         if info.type != pafs.FileType.File:
             raise FileMissingError("no such file", path=path)
         return int(info.size)
+
+    def modification_time_millis(self, path: str) -> int:
+        info = self._info(path)
+        if info.type != pafs.FileType.File or info.mtime_ns is None:
+            raise FileMissingError("no such file", path=path)
+        return int(info.mtime_ns) // NANOS_PER_MILLI
 
     def mkdirs(self, path: str) -> None:
         """Object stores have no directories: a key's prefixes exist once the key does."""

@@ -604,6 +604,7 @@ class MetaWriter:
     schema: TableSchema
     field_set: FieldSet
     namer: MetaFileNamer
+    branch: str = layout.MAIN_BRANCH
 
     @property
     def options(self) -> CoreOptions:
@@ -870,9 +871,11 @@ def prepare_snapshot(
     )
 
 
-def write_hints(file_io: FileIO, table_root: str, snapshot_id: int) -> None:
+def write_hints(
+    file_io: FileIO, table_root: str, snapshot_id: int, branch: str = layout.MAIN_BRANCH
+) -> None:
     """Rule 9: advisory hints, written after the snapshot exists."""
-    directory = layout.snapshot_dir(table_root)
+    directory = layout.snapshot_dir(table_root, branch)
     hints = [layout.HintFile.LATEST]
     if snapshot_id == FIRST_SNAPSHOT_ID:
         hints.append(layout.HintFile.EARLIEST)
@@ -902,9 +905,9 @@ def try_commit_once(
     except BaseException:
         delete_meta_files(writer.file_io, writer.table_root, writer.namer.issued[first_issued:])
         raise
-    path = layout.snapshot_path(writer.table_root, snapshot.id)
+    path = layout.snapshot_path(writer.table_root, snapshot.id, writer.branch)
     if writer.file_io.create_exclusive(path, encode_snapshot(snapshot).encode("utf-8")):
-        write_hints(writer.file_io, writer.table_root, snapshot.id)
+        write_hints(writer.file_io, writer.table_root, snapshot.id, writer.branch)
         return snapshot
     delete_meta_files(writer.file_io, writer.table_root, writer.namer.issued[first_issued:])
     return None
@@ -980,14 +983,15 @@ def commit_snapshot(
     namer: MetaFileNamer,
     field_set: FieldSet,
     policy: RetryPolicy,
+    branch: str = layout.MAIN_BRANCH,
 ) -> Snapshot:
     """Rules 10 and 11: commit one snapshot, retrying while other committers get ahead."""
     for retry_count in itertools.count():
-        latest = metadata.read_latest_snapshot(file_io, table_root)
-        schema = metadata.read_latest_schema(file_io, table_root)
+        latest = metadata.read_latest_snapshot(file_io, table_root, branch)
+        schema = metadata.read_latest_schema(file_io, table_root, branch)
         changes = provide_changes(schema, latest)
         check_conflicts(file_io, table_root, schema, latest, changes)
-        writer = MetaWriter(file_io, table_root, schema, field_set, namer)
+        writer = MetaWriter(file_io, table_root, schema, field_set, namer, branch)
         snapshot = try_commit_once(
             writer, latest, changes, commit_user=commit_user, commit_identifier=commit_identifier
         )
@@ -1010,17 +1014,17 @@ def commit_snapshot(
 
 
 def find_latest_snapshot_of_user(
-    file_io: FileIO, table_root: str, commit_user: str
+    file_io: FileIO, table_root: str, commit_user: str, branch: str = layout.MAIN_BRANCH
 ) -> Snapshot | None:
     """The newest snapshot committed by ``commit_user``, searching from the latest snapshot
     back to the earliest (Java ``SnapshotManager.latestSnapshotOfUser``)."""
-    latest = metadata.find_latest_snapshot_id(file_io, table_root)
-    earliest = metadata.find_earliest_snapshot_id(file_io, table_root)
+    latest = metadata.find_latest_snapshot_id(file_io, table_root, branch)
+    earliest = metadata.find_earliest_snapshot_id(file_io, table_root, branch)
     if latest is None or earliest is None:
         return None
     for snapshot_id in range(latest, earliest - 1, -1):
         try:
-            snapshot = metadata.read_snapshot(file_io, table_root, snapshot_id)
+            snapshot = metadata.read_snapshot(file_io, table_root, snapshot_id, branch)
         except SnapshotNotFoundError:
             return None  # expired while we searched: older ones are gone too
         if snapshot.commit_user == commit_user:
@@ -1029,11 +1033,15 @@ def find_latest_snapshot_of_user(
 
 
 def filter_committed(
-    file_io: FileIO, table_root: str, commit_user: str, identifiers: Sequence[int]
+    file_io: FileIO,
+    table_root: str,
+    commit_user: str,
+    identifiers: Sequence[int],
+    branch: str = layout.MAIN_BRANCH,
 ) -> list[int]:
     """Rule 12: the identifiers of ``commit_user`` not committed yet (Java
     ``FileStoreCommitImpl.filterCommitted``)."""
-    last = find_latest_snapshot_of_user(file_io, table_root, commit_user)
+    last = find_latest_snapshot_of_user(file_io, table_root, commit_user, branch)
     if last is None:
         return list(identifiers)
     return [identifier for identifier in identifiers if identifier > last.commit_identifier]
@@ -1091,6 +1099,7 @@ def commit(
     overwrite: Mapping[str, Value] | None = None,
     field_set: FieldSet = DEFAULT_FIELD_SET,
     max_retries: int | None = None,
+    branch: str = layout.MAIN_BRANCH,
 ) -> list[Snapshot]:
     """Rules 1-13: commit ``messages`` as at most two new snapshots and return them ([] when
     there was nothing to commit or ``commit_identifier`` was already committed by
@@ -1099,12 +1108,15 @@ def commit(
     ``overwrite`` is None for a normal commit, else the static partition spec of an overwrite
     (``{}`` for the whole table; a dynamic partition overwrite ignores it). ``field_set`` is
     the manifest field set to write (0.9 by default, so that Java 0.9 reads the table);
-    ``max_retries`` overrides ``commit.max-retries``.
+    ``max_retries`` overrides ``commit.max-retries``; ``branch`` names the branch whose
+    snapshot directory receives the snapshots (``reference.store.branches``).
     """
     is_batch = commit_identifier == BATCH_COMMIT_IDENTIFIER
-    if not is_batch and not filter_committed(file_io, table_root, commit_user, [commit_identifier]):
+    if not is_batch and not filter_committed(
+        file_io, table_root, commit_user, [commit_identifier], branch
+    ):
         return []
-    schema = metadata.read_latest_schema(file_io, table_root)
+    schema = metadata.read_latest_schema(file_io, table_root, branch)
     append = compute_append_changes(messages)
     compact = compute_compact_changes(messages)
     if overwrite is not None:
@@ -1112,7 +1124,7 @@ def commit(
     first = provide_first_changes(file_io, table_root, schema, append, overwrite)
     providers = [] if first is None else [first]
     if not compact.is_empty:
-        latest = metadata.read_latest_snapshot(file_io, table_root)
+        latest = metadata.read_latest_snapshot(file_io, table_root, branch)
         pending = first(schema, latest).table_entries if first is not None else ()
         check_conflicts(file_io, table_root, schema, latest, compact, pending=pending)
         providers.append(provide_fixed_changes(compact))
@@ -1130,6 +1142,7 @@ def commit(
             namer=namer,
             field_set=field_set,
             policy=policy,
+            branch=branch,
         )
         committed.append(snapshot)
     return committed

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reference import layout
 from reference.errors import SnapshotNotFoundError
 from reference.io import FileIO
 from reference.spec.predicate import Predicate
@@ -48,27 +49,33 @@ class TimeTravel:
 LATEST = TimeTravel()
 
 
-def resolve_snapshot(file_io: FileIO, table_root: str, travel: TimeTravel) -> Snapshot | None:
+def resolve_snapshot(
+    file_io: FileIO, table_root: str, travel: TimeTravel, branch: str = layout.MAIN_BRANCH
+) -> Snapshot | None:
     """Rules 1 and 2; :class:`SnapshotNotFoundError` when the requested one does not exist."""
     if travel.snapshot_id is not None:
-        return metadata.read_snapshot(file_io, table_root, travel.snapshot_id)
+        return metadata.read_snapshot(file_io, table_root, travel.snapshot_id, branch)
     if travel.tag is not None:
-        return metadata.read_tag(file_io, table_root, travel.tag).snapshot
+        return metadata.read_tag(file_io, table_root, travel.tag, branch).snapshot
     if travel.timestamp_millis is not None:
-        found = metadata.find_snapshot_at_time(file_io, table_root, travel.timestamp_millis)
+        found = metadata.find_snapshot_at_time(
+            file_io, table_root, travel.timestamp_millis, branch
+        )
         if found is None:
             raise SnapshotNotFoundError(
                 f"no snapshot at or before {travel.timestamp_millis}", path=table_root
             )
         return found
-    return metadata.read_latest_snapshot(file_io, table_root)
+    return metadata.read_latest_snapshot(file_io, table_root, branch)
 
 
-def load_schemas(file_io: FileIO, table_root: str) -> dict[int, TableSchema]:
+def load_schemas(
+    file_io: FileIO, table_root: str, branch: str = layout.MAIN_BRANCH
+) -> dict[int, TableSchema]:
     """Every schema of the table by id (data files name the schema they were written with)."""
     return {
-        schema_id: metadata.read_schema(file_io, table_root, schema_id)
-        for schema_id in metadata.list_schema_ids(file_io, table_root)
+        schema_id: metadata.read_schema(file_io, table_root, schema_id, branch)
+        for schema_id in metadata.list_schema_ids(file_io, table_root, branch)
     }
 
 
@@ -93,11 +100,12 @@ def read_table(
     *,
     predicate: Predicate | None = None,
     projection: Sequence[str] | None = None,
+    branch: str = layout.MAIN_BRANCH,
 ) -> ReadResult:
-    """Rules 1-3: the rows of the selected snapshot, filtered, then projected."""
-    schemas = load_schemas(file_io, table_root)
-    schema = metadata.read_latest_schema(file_io, table_root)
-    snapshot = resolve_snapshot(file_io, table_root, travel)
+    """Rules 1-3: the rows of the selected snapshot of ``branch``, filtered, then projected."""
+    schemas = load_schemas(file_io, table_root, branch)
+    schema = metadata.read_latest_schema(file_io, table_root, branch)
+    snapshot = resolve_snapshot(file_io, table_root, travel, branch)
     if snapshot is None:
         return ReadResult(schema, None, None, [])
     if travel != LATEST:
@@ -105,7 +113,7 @@ def read_table(
     plan = plan_scan(file_io, table_root, snapshot, schema, schemas, predicate=predicate)
     rows: list[ChangeRow] = []
     for split in plan.splits:
-        rows.extend(read_split(file_io, split, schema, schemas))
+        rows.extend(read_split(file_io, split, schema, schemas, predicate=predicate))
     return ReadResult(
         schema, snapshot, plan, apply_filter_and_projection(rows, schema, predicate, projection)
     )
