@@ -135,6 +135,16 @@ public final class PaimonHarness {
         commands.put("alter_table", this::alterTable);
         commands.put("drop_table", this::dropTable);
         commands.put("shutdown", this::shutdown);
+        // Golden byte vectors (VectorCommands.java).
+        commands.put("vector_binary_row", VectorCommands::binaryRow);
+        commands.put("vector_bucket", VectorCommands::bucket);
+        commands.put("vector_hash_index", VectorCommands::hashIndex);
+        commands.put("vector_deletion_vectors", VectorCommands::deletionVectors);
+        commands.put("vector_file_index", VectorCommands::fileIndex);
+        commands.put("vector_file_index_container", VectorCommands::fileIndexContainer);
+        commands.put("decode_meta_file", VectorCommands::decodeMetaFile);
+        // Compaction picking (CompactionCommands.java).
+        commands.put("pick_compaction", CompactionCommands::pickCompaction);
         return commands;
     }
 

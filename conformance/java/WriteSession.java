@@ -155,7 +155,9 @@ final class WriteSession implements AutoCloseable {
         }
         SinkRecord record =
                 bucket == null ? write.writeAndReturn(row) : write.writeAndReturn(row, bucket);
-        touched.add(new Bucket(record.partition(), record.bucket()));
+        if (record != null) { // null: the row was dropped (ignore-delete, rowkind filters)
+            touched.add(new Bucket(record.partition(), record.bucket()));
+        }
     }
 
     /** Compact one bucket (full = rewrite everything into the top level). */

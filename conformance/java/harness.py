@@ -703,6 +703,169 @@ class JavaHarness:
         )
         return int(response["expired"])
 
+    # -- golden byte vectors (VectorCommands.java) -------------------------------------------
+
+    def vector_binary_row(
+        self,
+        types: Sequence[t.DataType],
+        rows: Iterable[Row | tuple[RowKind, Row]],
+        *,
+        writer: str = "serializer",
+    ) -> list[tuple[bytes, int]]:
+        """``(bytes, hashCode)`` of each row as a Java 0.9 BinaryRow. ``writer`` picks the
+        Java writer: ``serializer`` (``InternalRowSerializer.toBinaryRow``) or ``projection``
+        (a generated projection, as for partitions and keys)."""
+        row_type = t.RowType(tuple(t.DataField(i, f"f{i}", dt) for i, dt in enumerate(types)))
+        response = self.request(
+            "vector_binary_row",
+            types=[t.type_to_json(dt) for dt in types],
+            rows=[encode_change(*_as_change(item), row_type) for item in rows],
+            writer=writer,
+        )
+        return [(bytes.fromhex(r["bytes"]), int(r["hash"])) for r in response["rows"]]
+
+    def vector_bucket(
+        self,
+        fields: Sequence[t.DataField],
+        rows: Iterable[Row],
+        bucket_counts: Sequence[int],
+        *,
+        partition_keys: Sequence[str] = (),
+        primary_keys: Sequence[str] = (),
+        options: Mapping[str, str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Per row: ``bucket_key`` (hex of the bucket-key BinaryRow), ``bucket_key_hash``,
+        ``buckets`` (count as text -> bucket) and, with a primary key,
+        ``trimmed_primary_key`` / ``trimmed_primary_key_hash``."""
+        row_type = t.RowType(tuple(fields))
+        response = self.request(
+            "vector_bucket",
+            fields=[t.field_to_json(f) for f in fields],
+            partition_keys=list(partition_keys),
+            primary_keys=list(primary_keys),
+            options=dict(options or {}),
+            rows=[encode_change(RowKind.INSERT, tuple(row), row_type) for row in rows],
+            bucket_counts=list(bucket_counts),
+        )
+        result: list[dict[str, Any]] = response["rows"]
+        return result
+
+    def vector_hash_index(self, hashes: Sequence[int]) -> tuple[bytes, list[int]]:
+        """The bytes of Java's HASH index file of ``hashes`` and the ints Java reads back."""
+        response = self.request("vector_hash_index", hashes=list(hashes))
+        return bytes.fromhex(response["bytes"]), [int(h) for h in response["decoded"]]
+
+    def vector_deletion_vectors(self, vectors: Mapping[str, Sequence[int]]) -> list[dict[str, Any]]:
+        """Java's deletion-vectors index files for ``vectors`` (data file -> deleted
+        positions): per file ``bytes`` (hex), ``ranges`` ``[[name, offset, length]]``,
+        ``row_count`` and ``decoded`` ``[[name, positions]]`` as Java reads it back."""
+        response = self.request(
+            "vector_deletion_vectors",
+            vectors=[[name, list(positions)] for name, positions in vectors.items()],
+        )
+        files: list[dict[str, Any]] = response["files"]
+        return files
+
+    def vector_file_index(
+        self,
+        index_type: str,
+        data_type: t.DataType,
+        values: Sequence[Value],
+        *,
+        options: Mapping[str, str] | None = None,
+        queries: Sequence[Mapping[str, Any]] = (),
+    ) -> dict[str, Any]:
+        """One column's index body (``bytes`` hex) from Java's ``FileIndexer`` of
+        ``index_type`` (``bloom-filter``, ``bitmap``), the bloom ``hashes`` of non-null values,
+        and ``results`` of ``queries`` (``{"op", "literal" | "literals"}`` with internal
+        values): ``"REMAIN"`` / ``"SKIP"``, or the row ids a bitmap answers."""
+        encoded_queries = []
+        for query in queries:
+            encoded = {"op": query["op"]}
+            if "literal" in query:
+                encoded["literal"] = encode_value(query["literal"], data_type)
+            if "literals" in query:
+                encoded["literals"] = [encode_value(v, data_type) for v in query["literals"]]
+            encoded_queries.append(encoded)
+        return self.request(
+            "vector_file_index",
+            index_type=index_type,
+            type=t.type_to_json(data_type),
+            options=dict(options or {}),
+            values=[encode_value(v, data_type) for v in values],
+            queries=encoded_queries,
+        )
+
+    def vector_file_index_container(
+        self, fields: Sequence[t.DataField], rows: Iterable[Row], options: Mapping[str, str]
+    ) -> tuple[bytes, list[tuple[str, list[tuple[str, bytes]]]]]:
+        """The file-index container Java's ``DataFileIndexWriter`` builds for ``rows`` under
+        the table ``options`` (``file-index.*``), and Java's reading of it: columns in order,
+        each with its ``(index type, body)`` pairs."""
+        row_type = t.RowType(tuple(fields))
+        response = self.request(
+            "vector_file_index_container",
+            fields=[t.field_to_json(f) for f in fields],
+            options=dict(options),
+            rows=[encode_change(RowKind.INSERT, tuple(row), row_type) for row in rows],
+        )
+        decoded = [
+            (str(column), [(str(kind), bytes.fromhex(body)) for kind, body in indexes])
+            for column, indexes in response["decoded"]
+        ]
+        return bytes.fromhex(response["bytes"]), decoded
+
+    def decode_meta_file(
+        self, path: str | os.PathLike[str], file_format: str, kind: str
+    ) -> tuple[t.RowType, list[dict[str, Any]]]:
+        """The records of a ``manifest``, ``manifest-list`` or ``index-manifest`` file in
+        ``file_format`` as Java 0.9 decodes them: the versioned record type and each record as
+        a JSON object by field name (values in the harness encoding, nested rows as objects)."""
+        response = self.request(
+            "decode_meta_file",
+            path=str(Path(path).resolve()),
+            format=file_format,
+            kind=kind,
+        )
+        return t.RowType(_parse_fields(response["fields"])), list(response["records"])
+
+    # -- compaction picking (CompactionCommands.java) -----------------------------------------
+
+    def pick_compaction(
+        self,
+        scenarios: Sequence[Sequence[tuple[int, Sequence[tuple[str, int]]]]],
+        *,
+        strategy: str = "universal",
+        num_levels: int,
+        max_size_amplification: int = 200,
+        size_ratio: int = 1,
+        trigger: int = 5,
+    ) -> list[tuple[int, list[str]] | None]:
+        """Java 0.9's pick for each scenario: a list of sorted runs ``(level, [(file name,
+        size)])`` in run order (level-0 runs first). ``strategy`` is ``universal``,
+        ``force_level0`` (``ForceUpLevel0Compaction``) or ``full``
+        (``CompactStrategy.pickFullCompaction``). A pick is ``(output level, [file names])``,
+        ``None`` when nothing is picked."""
+        response = self.request(
+            "pick_compaction",
+            strategy=strategy,
+            num_levels=num_levels,
+            max_size_amplification=max_size_amplification,
+            size_ratio=size_ratio,
+            trigger=trigger,
+            scenarios=[
+                [
+                    {"level": level, "files": [{"name": n, "size": z} for n, z in files]}
+                    for level, files in runs
+                ]
+                for runs in scenarios
+            ],
+        )
+        return [
+            None if pick is None else (int(pick["output_level"]), list(pick["files"]))
+            for pick in response["picks"]
+        ]
+
 
 def _tail(text: str) -> str:
     lines = text.rstrip("\n").splitlines()[-STDERR_LINES_IN_MESSAGE:]
