@@ -12,6 +12,7 @@ could go stale and the store functions stay the specification.
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,10 +25,15 @@ from reference.spec.data import Row, RowKind, Value
 from reference.spec.predicate import Predicate
 from reference.spec.schema import SchemaChange, TableSchema
 from reference.spec.snapshot import Snapshot
+from reference.store import branches, consumers, metadata, orphans, rollback, schema_changes, tags
 from reference.store import commit as store_commit
-from reference.store import metadata, schema_changes
+from reference.store import expire as store_expire
+from reference.store.compact import compact_after_write, compact_table
+from reference.store.incremental import ChangeView, IncrementalResult, read_changes
 from reference.store.query import LATEST, ReadResult, TimeTravel, read_table
+from reference.store.stream import StreamReader
 from reference.store.write import write_batch
+from reference.system_tables import SystemTableRows, SystemTableVersion, read_system_table
 
 
 def new_commit_user() -> str:
@@ -117,7 +123,29 @@ class Table:
         *,
         overwrite: Mapping[str, Value] | None = None,
     ) -> list[Snapshot]:
-        return self.commit(self.write(rows, kinds), overwrite=overwrite)
+        """Write and commit one batch as Java's batch writer does: the written buckets of a
+        primary-key table are compacted before the commit (``store.compact``)."""
+        messages = compact_after_write(
+            self.file_io, self.root, self.write(rows, kinds), overwrite=overwrite is not None
+        )
+        return self.commit(messages, overwrite=overwrite)
+
+    def compact(
+        self,
+        full: bool = False,
+        partition: Mapping[str, Value] | None = None,
+        bucket: int | None = None,
+    ) -> list[Snapshot]:
+        """Compact the buckets of the latest snapshot (of ``partition``, a {column: value}
+        spec, and ``bucket`` when given) and commit (``store.compact.compact_table``)."""
+        keys = self.schema().partition_keys
+        if partition is not None and set(partition) != set(keys):
+            raise ValueError(f"partition {dict(partition)} does not name the keys {keys}")
+        values = None if partition is None else tuple(partition[k] for k in keys)
+        messages = compact_table(
+            self.file_io, self.root, full=full, partition=values, bucket=bucket
+        )
+        return self.commit(messages)
 
     def read(
         self,
@@ -132,3 +160,88 @@ class Table:
 
     def alter(self, changes: Sequence[SchemaChange]) -> TableSchema:
         return schema_changes.alter_table(self.file_io, self.root, changes)
+
+    # -- changes and system tables (``reference.store.incremental``, ``stream``,
+    # ``reference.system_tables``)
+
+    def read_changes(
+        self,
+        options: Mapping[str, str],
+        *,
+        view: ChangeView = ChangeView.RAW,
+        keep_retractions: bool = True,
+    ) -> IncrementalResult:
+        """An incremental read selected by ``options`` (``incremental-between`` and friends);
+        ``view=MERGED, keep_retractions=False`` is what Java 0.9's batch read returns."""
+        return read_changes(
+            self.file_io, self.root, options, view=view, keep_retractions=keep_retractions
+        )
+
+    def stream(self, options: Mapping[str, str] | None = None) -> StreamReader:
+        """A streaming read (``scan.mode``, ``consumer-id``, ... in ``options``)."""
+        return StreamReader(self.file_io, self.root, options)
+
+    def system_table(
+        self,
+        name: str,
+        options: Mapping[str, str] | None = None,
+        *,
+        version: SystemTableVersion = SystemTableVersion.MAIN,
+    ) -> SystemTableRows:
+        """The rows of ``<table>$<name>`` (main's columns, or Paimon 0.9's)."""
+        return read_system_table(self.file_io, self.root, name, options, version=version)
+
+    # -- maintenance (``reference.store.expire``, ``tags``, ``branches``, ``consumers``,
+    #    ``rollback``, ``orphans``) ------------------------------------------------------------
+
+    def expire(self, *, now_millis: int | None = None) -> store_expire.ExpireResult:
+        """Expire consumers, snapshots and changelogs by the table's own options."""
+        return store_expire.expire(self.file_io, self.root, now_millis=now_millis)
+
+    def create_tag(
+        self,
+        name: str,
+        snapshot_id: int | None = None,
+        *,
+        time_retained_nanos: int | None = None,
+    ) -> None:
+        """Tag ``snapshot_id`` (default: the latest snapshot)."""
+        tags.create_tag(
+            self.file_io,
+            self.root,
+            name,
+            snapshot_id=snapshot_id,
+            time_retained_nanos=time_retained_nanos,
+        )
+
+    def delete_tag(self, name: str) -> list[str]:
+        return tags.delete_tag(self.file_io, self.root, name)
+
+    def create_branch(self, name: str, from_tag: str | None = None) -> None:
+        branches.create_branch(self.file_io, self.root, name, from_tag=from_tag)
+
+    def delete_branch(self, name: str) -> None:
+        branches.delete_branch(self.file_io, self.root, name)
+
+    def fast_forward(self, branch: str) -> None:
+        branches.fast_forward(self.file_io, self.root, branch)
+
+    def rollback_to(self, snapshot_id: int | None = None, *, tag: str | None = None) -> list[str]:
+        """Roll back to a snapshot id or to a tag (exactly one)."""
+        if (snapshot_id is None) == (tag is None):
+            raise ValueError("give exactly one of snapshot_id and tag")
+        if tag is not None:
+            return rollback.rollback_to_tag(self.file_io, self.root, tag)
+        return rollback.rollback_to_snapshot(self.file_io, self.root, snapshot_id or 0)
+
+    def reset_consumer(self, consumer_id: str, next_snapshot: int) -> None:
+        consumers.write_consumer(self.file_io, self.root, consumer_id, next_snapshot)
+
+    def remove_orphan_files(
+        self, *, older_than: dt.timedelta = orphans.DEFAULT_OLDER_THAN, dry_run: bool = False
+    ) -> list[str]:
+        """Delete (or with ``dry_run`` only list) files nothing uses, older than
+        ``older_than``."""
+        return orphans.remove_orphan_files(
+            self.file_io, self.root, older_than=older_than, dry_run=dry_run
+        )
