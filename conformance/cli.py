@@ -6,6 +6,8 @@ Sub-commands:
   [--output FILE.parquet]``: rows of a table (local path or ``s3://``) as a text table, or
   written to Parquet with the table's column names.
 * ``inspect TABLE``: snapshots, schemas, tags and the files of the latest snapshot.
+* ``conformance [--engines ...] [--cases PATTERN] [--report out.md] [--json out.json]``: the
+  conformance cases on every engine, as a matrix (``conformance/conformance_cli.py``).
 
 Exit codes: 0 success, 2 unreadable input (one line on stderr naming the file and the reason).
 """
@@ -21,6 +23,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from conformance.conformance_cli import add_conformance_parser
 from reference.errors import PaimonKitError
 from reference.io import FileIO, file_io_for
 from reference.spec import types as t
@@ -203,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect = commands.add_parser("inspect", help="snapshots, schemas, tags and files")
     inspect.add_argument("table", help="table directory, local path or s3://bucket/path")
     inspect.set_defaults(run=command_inspect)
+
+    add_conformance_parser(commands)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""The conformance cases: loading, running, comparing and generating them."""

@@ -1,0 +1,266 @@
+"""The ``spark`` engine: paimon-kit's PySpark implementation (``spark_impl``), read through
+``spark.read.format("paimon")`` in one local SparkSession shared by the process.
+
+Only reads for now (writes come with the spark_impl write path): cases that write run only when
+they ship a checked-in table. Projections are ``select``, filters ``where`` on the DataFrame
+(the source prunes with them, Spark applies them); time travel is the source's
+``snapshot-id`` / ``tag-name`` / ``timestamp-millis`` options. Rows come back through Arrow
+(``DataFrame.toArrow``) without row kinds; Spark timestamps are microseconds, so this engine is
+judged at microsecond precision (``timestamp_precision = 6``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import shutil
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conformance.engines import base as b
+from conformance.engines.base import (
+    AlterChange,
+    Change,
+    EngineUnavailable,
+    Filter,
+    FilterAnd,
+    FilterLeaf,
+    Rows,
+    TimeTravel,
+)
+from reference.spec import types as t
+from reference.spec.data import Timestamp, Value
+
+try:
+    import pyspark  # noqa: F401 (availability check)
+except ImportError as missing:  # pragma: no cover (pyspark is a test dependency)
+    raise EngineUnavailable(f"pyspark is not installed ({missing})") from missing
+
+NAME = "spark"
+UNSUPPORTED_TYPES = (t.TypeRoot.VARIANT, t.TypeRoot.BLOB, t.TypeRoot.VECTOR)
+SPARK_TIMESTAMP_PRECISION = 6
+SNAPSHOT_OPTION = "snapshot-id"
+TAG_OPTION = "tag-name"
+TIMESTAMP_OPTION = "timestamp-millis"
+
+CAPABILITIES = frozenset(
+    {
+        b.CAP_READ,
+        b.CAP_PROJECTION,
+        b.CAP_FILTER,
+        b.CAP_TRAVEL_SNAPSHOT,
+        b.CAP_TRAVEL_TAG,
+        b.CAP_TRAVEL_TIMESTAMP,
+        b.CAP_PRIMARY_KEY,
+        b.CAP_APPEND,
+        b.CAP_PARTITION,
+        b.CAP_BUCKET_FIXED,
+        b.CAP_BUCKET_DYNAMIC,
+        b.CAP_BUCKET_UNAWARE,
+        b.CAP_BUCKET_CROSS_PARTITION,
+        b.CAP_BUCKET_KEY,
+        b.CAP_SEQUENCE_FIELD,
+        b.CAP_ROWKIND_FIELD,
+        b.CAP_SEQUENCE_GROUP,
+        b.CAP_DELETION_VECTORS,
+        b.CAP_FILE_INDEX,
+        *(b.file_index_capability(i) for i in b.FILE_INDEX_TYPES),
+        *(b.merge_engine_capability(m) for m in b.MERGE_ENGINES),
+        *(b.changelog_capability(c) for c in b.CHANGELOG_PRODUCERS),
+        *(b.format_capability(f) for f in b.FILE_FORMATS),
+        *(b.aggregate_capability(f) for f in b.AGGREGATE_FUNCTIONS),
+    }
+) | b.all_type_capabilities(UNSUPPORTED_TYPES)
+"""Reading tables of every shape; no write, compaction, maintenance or system tables yet."""
+
+
+def spark_unavailable_reason() -> str | None:
+    """Spark needs a JVM; without ``java`` on the PATH there is no session."""
+    if shutil.which("java") is None:
+        return "'java' not found (PySpark needs a Java runtime)"
+    return None
+
+
+_SESSION: Any = None
+
+
+def shared_session() -> Any:
+    """One local SparkSession per process (2 cores, UI off, UTC) with ``paimon`` registered;
+    ``getOrCreate`` also reuses a session the test suite already made."""
+    global _SESSION  # noqa: PLW0603 (one session per process, created lazily)
+    if _SESSION is None:
+        from pyspark.sql import SparkSession  # noqa: PLC0415 (starts a JVM)
+
+        import spark_impl  # noqa: PLC0415
+
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("paimon-kit-conformance")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.ui.showConsoleProgress", "false")
+            .getOrCreate()
+        )
+        session.sparkContext.setLogLevel("ERROR")
+        spark_impl.register(session)
+        _SESSION = session
+    return _SESSION
+
+
+# --------------------------------------------------------------------------------------------
+# Filters as Spark columns
+# --------------------------------------------------------------------------------------------
+
+
+def to_spark_literal(value: Value, data_type: t.DataType) -> Any:
+    if isinstance(value, Timestamp):
+        micros = value.millisecond * 1000 + value.nano_of_millisecond // 1000
+        moment = b.EPOCH + datetime.timedelta(microseconds=micros)
+        if isinstance(data_type, t.LocalZonedTimestampType):
+            return moment.replace(tzinfo=datetime.timezone.utc)
+        return moment
+    if isinstance(data_type, t.DateType) and isinstance(value, int):
+        return b.EPOCH_DATE + datetime.timedelta(days=value)
+    return value
+
+
+def to_spark_column(value: Filter, fields: Sequence[t.DataField]) -> Any:
+    """A filter as a Spark ``Column`` with the kit's null semantics (nulls never match)."""
+    from pyspark.sql import functions as F  # noqa: PLC0415 (pyspark idiom)
+
+    if isinstance(value, FilterAnd):
+        result = to_spark_column(value.children[0], fields)
+        for child in value.children[1:]:
+            result = result & to_spark_column(child, fields)
+        return result
+    if not isinstance(value, FilterLeaf):
+        result = to_spark_column(value.children[0], fields)
+        for child in value.children[1:]:
+            result = result | to_spark_column(child, fields)
+        return result
+    column = F.col(value.field)
+    data_type = b.field_type(fields, value.field)
+    literals = [to_spark_literal(v, data_type) for v in value.literals]
+    op = value.op
+    if op == "IS_NULL":
+        return column.isNull()
+    if op == "IS_NOT_NULL":
+        return column.isNotNull()
+    if op == "IN":
+        return F.coalesce(column.isin([x for x in literals if x is not None]), F.lit(False))
+    if op == "NOT_IN":
+        if any(x is None for x in literals):
+            return F.lit(False)
+        return F.coalesce(~column.isin(literals), F.lit(False))
+    literal = F.lit(literals[0])
+    comparisons = {
+        "EQUAL": column == literal,
+        "NOT_EQUAL": column != literal,
+        "LESS_THAN": column < literal,
+        "LESS_OR_EQUAL": column <= literal,
+        "GREATER_THAN": column > literal,
+        "GREATER_OR_EQUAL": column >= literal,
+        "STARTS_WITH": column.startswith(literal),
+    }
+    return F.coalesce(comparisons[op], F.lit(False))
+
+
+# --------------------------------------------------------------------------------------------
+# The engine
+# --------------------------------------------------------------------------------------------
+
+
+def read_schema_fields(path: str, travel: TimeTravel) -> tuple[t.DataField, ...]:
+    """The columns a read returns (the travelled-to snapshot's schema), as spark_impl plans."""
+    from reference.io import file_io_for  # noqa: PLC0415
+    from reference.spec.schema import decode_schema  # noqa: PLC0415
+    from spark_impl.plan import TimeTravel as SparkTravel  # noqa: PLC0415
+    from spark_impl.plan import resolve_read_schema  # noqa: PLC0415
+
+    spark_travel = SparkTravel(
+        snapshot_id=travel.snapshot_id,
+        tag_name=travel.tag,
+        timestamp_millis=travel.timestamp_millis,
+    )
+    _, schema_json = resolve_read_schema(file_io_for(path), path, spark_travel)
+    return tuple(decode_schema(schema_json).fields)
+
+
+class SparkEngine:
+    """``spark.read.format("paimon")`` of spark_impl in a shared local session."""
+
+    name = NAME
+    capabilities = CAPABILITIES
+    timestamp_precision = SPARK_TIMESTAMP_PRECISION
+
+    def __init__(self) -> None:
+        reason = spark_unavailable_reason()
+        if reason is not None:
+            raise EngineUnavailable(reason)
+
+    def read(
+        self,
+        path: str,
+        travel: TimeTravel,
+        projection: Sequence[str] | None,
+        filter: Filter | None,
+    ) -> Rows:
+        reader = shared_session().read.format("paimon")
+        for key, value in (
+            (SNAPSHOT_OPTION, travel.snapshot_id),
+            (TAG_OPTION, travel.tag),
+            (TIMESTAMP_OPTION, travel.timestamp_millis),
+        ):
+            if value is not None:
+                reader = reader.option(key, str(value))
+        frame = reader.load(path)
+        fields = read_schema_fields(path, travel)
+        if filter is not None:
+            frame = frame.where(to_spark_column(filter, fields))
+        if projection is not None:
+            frame = frame.select(*projection)
+            fields = b.project_fields(fields, projection)
+        arrow = frame.toArrow()
+        return Rows(fields, b.arrow_to_changes(arrow, fields))
+
+    def create_table(
+        self,
+        path: str,
+        fields: Sequence[t.DataField],
+        partition_keys: Sequence[str],
+        primary_keys: Sequence[str],
+        options: Mapping[str, str],
+    ) -> None:
+        raise NotImplementedError("spark_impl has no write path yet")
+
+    def write(
+        self, path: str, rows: Sequence[Change], overwrite: Mapping[str, Value] | None = None
+    ) -> int | None:
+        raise NotImplementedError("spark_impl has no write path yet")
+
+    def compact(self, path: str, full: bool) -> int | None:
+        raise NotImplementedError("spark_impl has no compaction job yet")
+
+    def alter(self, path: str, changes: Sequence[AlterChange]) -> None:
+        raise NotImplementedError("spark_impl has no ALTER TABLE")
+
+    def create_tag(self, path: str, name: str, snapshot_id: int | None) -> None:
+        raise NotImplementedError("spark_impl has no tag job yet")
+
+    def expire(
+        self,
+        path: str,
+        retain_max: int | None,
+        retain_min: int | None,
+        time_retained_millis: int | None,
+    ) -> None:
+        raise NotImplementedError("spark_impl has no expire job yet")
+
+    def read_changes(self, path: str, from_snapshot: int, to_snapshot: int | None) -> Rows:
+        raise NotImplementedError("spark_impl has no streaming read yet")
+
+    def system_table(self, path: str, name: str) -> Rows:
+        raise NotImplementedError("spark_impl has no system tables yet")
+
+    def close(self) -> None:
+        """The shared session stays up for the rest of the process (the suite may reuse it)."""
