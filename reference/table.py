@@ -19,13 +19,23 @@ from dataclasses import dataclass
 
 from reference.errors import TableNotFoundError
 from reference.io import FileIO
+from reference.object_table import check_not_object_table
 from reference.spec import types as t
 from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Row, RowKind, Value
 from reference.spec.predicate import Predicate
 from reference.spec.schema import SchemaChange, TableSchema
 from reference.spec.snapshot import Snapshot
-from reference.store import branches, consumers, metadata, orphans, rollback, schema_changes, tags
+from reference.store import (
+    branches,
+    consumers,
+    dml,
+    metadata,
+    orphans,
+    rollback,
+    schema_changes,
+    tags,
+)
 from reference.store import commit as store_commit
 from reference.store import expire as store_expire
 from reference.store.compact import compact_after_write, compact_table
@@ -88,10 +98,11 @@ class Table:
         self, rows: Sequence[Row], kinds: Sequence[RowKind] | None = None
     ) -> list[CommitMessage]:
         """Write data files for ``rows`` (with their row kinds, default all inserts) and return
-        the commit messages; nothing is visible until :meth:`commit`."""
-        return write_batch(
-            self.file_io, self.root, self.schema(), self.latest_snapshot(), rows, kinds
-        )
+        the commit messages; nothing is visible until :meth:`commit`. An object table is
+        written only by ``reference.object_table.refresh_object_table``."""
+        schema = self.schema()
+        check_not_object_table(schema.options)
+        return write_batch(self.file_io, self.root, schema, self.latest_snapshot(), rows, kinds)
 
     def commit(
         self,
@@ -157,6 +168,21 @@ class Table:
         return read_table(
             self.file_io, self.root, travel, predicate=predicate, projection=projection
         )
+
+    # -- row-level changes (``reference.store.dml``) -------------------------------------------
+
+    def delete(self, predicate: Predicate | None = None) -> list[Snapshot]:
+        """``DELETE FROM t [WHERE predicate]``: truncate, drop partitions, copy-on-write or
+        deletion vectors (``dml.delete_rows``)."""
+        return dml.delete_rows(self.file_io, self.root, predicate)
+
+    def update(self, predicate: Predicate | None, assignments: dml.Assignments) -> list[Snapshot]:
+        """``UPDATE t SET column = f(old row) ... [WHERE predicate]`` (``dml.update_rows``)."""
+        return dml.update_rows(self.file_io, self.root, predicate, assignments)
+
+    def merge_into(self, statement: dml.MergeStatement) -> list[Snapshot]:
+        """``MERGE INTO t USING source ON ... WHEN ...`` (``dml.merge_into``)."""
+        return dml.merge_into(self.file_io, self.root, statement)
 
     def alter(self, changes: Sequence[SchemaChange]) -> TableSchema:
         return schema_changes.alter_table(self.file_io, self.root, changes)

@@ -1,8 +1,21 @@
-"""paimon-kit's PySpark engine: a ``paimon`` Python Data Source with its own planning and
-vectorized merge-on-read (see :mod:`spark_impl.datasource`)."""
+"""paimon-kit's PySpark engine: a ``paimon`` Python Data Source with its own planning,
+vectorized merge-on-read, writer, committer, compaction and streaming reads (see
+:mod:`spark_impl.datasource`), and the jobs of :mod:`spark_impl.jobs`.
+
+Entry points (pyspark is imported lazily)::
+
+    spark_impl.register(spark)
+    spark_impl.write_table(df, "/warehouse/db.db/t", mode="append")
+    spark.read.format("paimon").load("/warehouse/db.db/t")
+    spark_impl.read_stream(spark, "/warehouse/db.db/t")      # changes with _ROW_KIND
+    from spark_impl.jobs import compact, expire
+    compact(spark, "/warehouse/db.db/t", full=True)
+    expire(spark, "/warehouse/db.db/t", retain_max=10)
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -11,3 +24,19 @@ def register(spark: Any) -> None:
     from spark_impl.datasource import register as register_datasource  # noqa: PLC0415 (pyspark)
 
     register_datasource(spark)
+
+
+def write_table(
+    df: Any, path: str, mode: str = "append", options: Mapping[str, str] | None = None
+) -> None:
+    """Write ``df`` to the table at ``path`` (see :func:`spark_impl.jobs.write_table`)."""
+    from spark_impl import jobs  # noqa: PLC0415
+
+    jobs.write_table(df, path, mode, options)
+
+
+def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None) -> Any:
+    """The table's changes as a streaming DataFrame (see :func:`spark_impl.jobs.read_stream`)."""
+    from spark_impl import jobs  # noqa: PLC0415
+
+    return jobs.read_stream(spark, path, options)

@@ -14,6 +14,19 @@ Options (besides the table path given to ``load``):
   ``s3.path-style-access`` (and the other spellings ``reference.io`` accepts): passed to
   ``reference.io.file_io_for`` on the driver and in every executor, which do their own IO.
 
+Writing: ``df.write.format("paimon").mode("append" | "overwrite").save(path)`` runs
+:func:`spark_impl.write.write_task` in every task (Arrow batches in, files and commit messages
+out) and commits on the driver (:mod:`spark_impl.commit`); the written buckets of primary-key
+tables are compacted before the commit, as Java's batch writer does (in the tasks when the
+rows were shuffled by bucket, else on the driver). ``spark_impl.write_table`` prepares the
+DataFrame (bucket, shuffle, order) and is the way to write dynamic-bucket tables.
+
+Streaming: ``spark.readStream.format("paimon").option("read.row-kind", "true").load(path)``
+(or ``spark_impl.read_stream``): offsets are snapshot ids, the first micro-batch is the latest
+snapshot in full, then each new snapshot's changes, with a ``_ROW_KIND`` column
+(:mod:`spark_impl.stream`). ``read.row-kind`` adds that column to the schema (a batch read has
+every row ``+I``).
+
 Planning (:func:`spark_impl.plan.plan_read`) runs when Spark asks for partitions: one
 :class:`SplitPartition` per split. Filters Spark pushes (``pushFilters``, enabled by
 :func:`register` through ``spark.sql.python.filterPushdown.enabled``) are translated to Paimon
@@ -29,19 +42,40 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
 
+import numpy as np
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
-from pyspark.sql.types import StructType
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceArrowWriter,
+    DataSourceReader,
+    DataSourceStreamReader,
+    InputPartition,
+    WriterCommitMessage,
+)
+from pyspark.sql.types import StringType, StructField, StructType
 
 from reference.errors import InvalidOptionError
 from reference.io import FileIO, file_io_for
 from reference.spec import types as t
+from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
 from reference.spec.predicate import And, Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
-from spark_impl.plan import ReadPlan, Split, TimeTravel, plan_read, resolve_read_schema
+from spark_impl import stream
+from spark_impl.commit import commit, delete_message_files
+from spark_impl.compact import compact_after_write
+from spark_impl.plan import (
+    ReadPlan,
+    Split,
+    TimeTravel,
+    compute_bucket_dir,
+    plan_read,
+    resolve_read_schema,
+)
 from spark_impl.read import read_split
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
+from spark_impl.write import ASSIGNER_COLUMN, BUCKET_COLUMN, plan_write, write_task
 
 FORMAT_NAME = "paimon"
 PATH_OPTION = "path"
@@ -50,6 +84,8 @@ TAG_NAME_OPTION = "tag-name"
 TIMESTAMP_MILLIS_OPTION = "timestamp-millis"
 MAX_BATCH_ROWS = 65_536
 FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
+ROW_KIND_OPTION = "read.row-kind"
+ROW_KIND_COLUMN = stream.ROW_KIND_COLUMN
 MICROS_PER_MILLI = 1_000
 NANOS_PER_MICRO = 1_000
 EPOCH = datetime.datetime(1970, 1, 1)
@@ -222,10 +258,29 @@ class PaimonDataSource(DataSource):
         _, schema_json = resolve_read_schema(
             open_file_io(options), table_path(options), parse_time_travel(options)
         )
-        return to_spark_schema(decode_schema(schema_json).fields)
+        schema = to_spark_schema(decode_schema(schema_json).fields)
+        if is_row_kind_read(options):
+            schema = StructType([*schema.fields, StructField(ROW_KIND_COLUMN, StringType(), False)])
+        return schema
 
     def reader(self, schema: StructType) -> PaimonReader:
         return PaimonReader(plain_options(self.options), schema)
+
+    def writer(self, schema: StructType, overwrite: bool) -> PaimonWriter:
+        return PaimonWriter(plain_options(self.options), overwrite)
+
+    def streamReader(self, schema: StructType) -> PaimonStreamReader:
+        return PaimonStreamReader(plain_options(self.options), schema)
+
+
+def is_row_kind_read(options: Mapping[str, str]) -> bool:
+    return options.get(ROW_KIND_OPTION, "false").strip().lower() == "true"
+
+
+def to_output_batches(table: pa.Table, spark_schema: StructType) -> Iterator[pa.RecordBatch]:
+    """Canonical Paimon columns (and ``_ROW_KIND``) as the Arrow batches Spark expects."""
+    batch_table = to_spark_batch(table, to_spark_arrow_schema(spark_schema))
+    yield from batch_table.to_batches(max_chunksize=MAX_BATCH_ROWS)
 
 
 class PaimonReader(DataSourceReader):
@@ -276,8 +331,133 @@ class PaimonReader(DataSourceReader):
         schema = decode_schema(partition.schema_json)
         file_schemas = {i: decode_schema(j) for i, j in partition.file_schema_jsons.items()}
         table = read_split(open_file_io(self.options), partition.split, schema, file_schemas)
-        batch_table = to_spark_batch(table, to_spark_arrow_schema(self.spark_schema))
-        yield from batch_table.to_batches(max_chunksize=MAX_BATCH_ROWS)
+        if ROW_KIND_COLUMN in self.spark_schema.fieldNames():
+            table = stream.with_row_kinds(table, np.zeros(table.num_rows, dtype=np.int64))
+        yield from to_output_batches(table, self.spark_schema)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PaimonCommitMessage(WriterCommitMessage):
+    """What one write task hands to the driver: its Paimon commit messages."""
+
+    messages: tuple[CommitMessage, ...]
+    compacted: bool = True
+    """Whether the task compacted its buckets (its input was shuffled by bucket)."""
+
+
+class PaimonWriter(DataSourceArrowWriter):
+    """Tasks write files; the driver commits (two-phase commit)."""
+
+    def __init__(self, options: dict[str, str], overwrite: bool) -> None:
+
+        self.options = options
+        self.overwrite = overwrite
+        self.plan = plan_write(
+            open_file_io(options), table_path(options), options, overwrite=overwrite
+        )
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
+        from pyspark import TaskContext  # noqa: PLC0415
+
+        batches = list(iterator)
+        if not batches or not any(b.num_rows for b in batches):
+            return PaimonCommitMessage(())
+        context = TaskContext.get()
+        task_id = context.partitionId() if context is not None else 0
+        table = pa.Table.from_batches(batches)
+        messages = write_task(open_file_io(self.options), self.plan, table, task_id)
+        prepared = bool({BUCKET_COLUMN, ASSIGNER_COLUMN} & set(table.column_names))
+        return PaimonCommitMessage(tuple(messages), prepared or self.plan.base is None)
+
+    def _messages(
+        self, messages: list[WriterCommitMessage | None], compacted: bool | None = None
+    ) -> list[CommitMessage]:
+        return [
+            m
+            for message in messages
+            if isinstance(message, PaimonCommitMessage)
+            and (compacted is None or message.compacted == compacted)
+            for m in message.messages
+        ]
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+
+        file_io = open_file_io(self.options)
+        root = table_path(self.options)
+        uncompacted = compact_after_write(
+            file_io, root, self._messages(messages, False), overwrite=self.overwrite
+        )
+        collected = self._messages(messages, True) + uncompacted
+        commit(file_io, root, collected, overwrite={} if self.overwrite else None)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+
+        file_io = open_file_io(self.options)
+        root = table_path(self.options)
+        schema = self.plan.schema
+        types = [f.type for f in schema.partition_type.fields]
+
+        def directory(message: CommitMessage) -> str:
+            partition = deserialize_binary_row(message.partition, types)
+            return compute_bucket_dir(root, schema, partition, message.bucket)
+
+        delete_message_files(file_io, root, self._messages(messages), directory)
+
+
+# --------------------------------------------------------------------------------------------
+# Streaming
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StreamPartition(InputPartition):
+    split: stream.StreamSplit
+
+
+class PaimonStreamReader(DataSourceStreamReader):
+    """Offsets are snapshot ids (see :mod:`spark_impl.stream`)."""
+
+    def __init__(self, options: dict[str, str], schema: StructType) -> None:
+        if ROW_KIND_COLUMN not in schema.fieldNames():
+            raise InvalidOptionError(
+                ROW_KIND_OPTION, options.get(ROW_KIND_OPTION), "a stream read needs 'true'"
+            )
+        self.options = options
+        self.spark_schema = schema
+
+    def initialOffset(self) -> dict[str, int]:
+        return stream.make_offset(stream.NOTHING_READ)
+
+    def latestOffset(
+        self, start: dict[str, Any] | None = None, limit: Any = None
+    ) -> dict[str, int]:
+        begin = stream.offset_value(start)
+        latest = stream.latest_offset(open_file_io(self.options), table_path(self.options), begin)
+        return stream.make_offset(latest)
+
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> list[StreamPartition]:
+        splits = stream.plan_micro_batch(
+            open_file_io(self.options),
+            table_path(self.options),
+            stream.offset_value(start),
+            stream.offset_value(end),
+        )
+        return [StreamPartition(split) for split in splits]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        if not hasattr(partition, "split"):
+            return
+        split = cast(StreamPartition, partition).split
+        table = stream.read_stream_split(open_file_io(self.options), split)
+        yield from to_output_batches(table, self.spark_schema)
+
+    def commit(self, end: dict[str, Any]) -> None:
+        return None
 
 
 def register(spark: Any) -> None:

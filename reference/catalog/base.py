@@ -20,30 +20,53 @@ Rules:
    ``ignore_if_exists``. Renaming needs the source and refuses an existing target. The
    option ``auto-create`` must not be true.
 5. Listings are sorted.
+6. Other table types (``type`` option): a format table (``reference.format_table``) is kept
+   by the catalog alone (schema with ``path``; its directory holds only data files) and only
+   catalogs with a metastore keep them; an object table (``reference.object_table``) is an
+   append table created with the fixed object columns.
+7. Views (``reference.catalog.views``) share the name space of tables: a name is a table or a
+   view, never both. Catalogs without a metastore keep no views (views rule 4).
 """
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from reference import layout
+from reference import format_table, layout, object_table
+from reference.catalog.views import (
+    View,
+    ViewAlreadyExistsError,
+    ViewChange,
+    ViewNotFoundError,
+    apply_view_changes,
+)
 from reference.errors import (
     PaimonKitError,
     SpecViolation,
     TableAlreadyExistsError,
     TableNotFoundError,
+    UnsupportedFeature,
 )
 from reference.io import FileIO
 from reference.spec import types as t
-from reference.spec.schema import AddColumn, RenameColumn, SchemaChange, TableSchema
+from reference.spec.schema import (
+    AddColumn,
+    RenameColumn,
+    SchemaChange,
+    TableSchema,
+    compute_table_schema,
+)
 from reference.store import metadata, schema_changes
+from reference.store.schema_changes import FIRST_SCHEMA_ID
 
 SYSTEM_DATABASE = "sys"
 SYSTEM_TABLE_SPLITTER = "$"
 AUTO_CREATE_OPTION = "auto-create"
 DATABASE_LOCATION_PROPERTY = "location"
+NANOS_PER_MILLI = 1_000_000
 
 
 class DatabaseNotFoundError(PaimonKitError):
@@ -184,6 +207,47 @@ class Catalog(ABC):
     @abstractmethod
     def rename_table_entry(self, source: Identifier, target: Identifier) -> None: ...
 
+    # -- format tables and views: kept only by catalogs with a metastore (rules 6, 7) --------
+
+    def supports_metastore_objects(self) -> bool:
+        """Whether this catalog keeps format tables and views (Java: Hive, REST, JDBC)."""
+        return False
+
+    def format_table_schema_entry(self, identifier: Identifier) -> TableSchema | None:
+        """The stored schema of a format table of that name, if there is one."""
+        return None
+
+    def create_format_table_entry(self, identifier: Identifier, schema: TableSchema) -> None:
+        raise UnsupportedFeature(
+            f'{type(self).__name__} keeps no format tables (Java: "currently does not support '
+            'format table"); use a catalog with a metastore'
+        )
+
+    def view_entry(self, identifier: Identifier) -> View | None:
+        return None
+
+    def list_view_entries(self, database: str) -> list[str]:
+        return []
+
+    def create_view_entry(self, identifier: Identifier, view: View) -> None:
+        self.check_views_supported()
+
+    def drop_view_entry(self, identifier: Identifier) -> None:
+        self.check_views_supported()
+
+    def rename_view_entry(self, source: Identifier, target: Identifier) -> None:
+        self.check_views_supported()
+
+    def replace_view_entry(self, identifier: Identifier, view: View) -> None:
+        self.check_views_supported()
+
+    def check_views_supported(self) -> None:
+        if not self.supports_metastore_objects():
+            raise UnsupportedFeature(
+                f"{type(self).__name__} keeps no views: they need a metastore (Java's file "
+                "system catalog throws UnsupportedOperationException)"
+            )
+
     # -- locations -------------------------------------------------------------------------
 
     def database_location(self, name: str) -> str:
@@ -229,8 +293,8 @@ class Catalog(ABC):
             if ignore_if_not_exists:
                 return
             raise DatabaseNotFoundError(f"database '{name}' does not exist")
-        if not cascade and self.list_tables(name):
-            raise DatabaseNotEmptyError(f"database '{name}' still has tables")
+        if not cascade and (self.list_tables(name) or self.list_views(name)):
+            raise DatabaseNotEmptyError(f"database '{name}' still has tables or views")
         self.drop_database_entry(name)
 
     def require_database(self, name: str) -> None:
@@ -273,6 +337,16 @@ class Catalog(ABC):
             if ignore_if_exists:
                 return location
             raise TableAlreadyExistsError(f"table '{identifier}' already exists", path=location)
+        if self.view_exists(identifier):
+            raise TableAlreadyExistsError(f"'{identifier}' is a view")
+        given = dict(options or {})
+        if format_table.is_format_table(given):
+            keys = (partition_keys, primary_keys)
+            return self.create_format_table(identifier, fields, keys, given, comment)
+        if object_table.is_object_table(given):
+            fields = object_table.compute_object_table_fields(
+                fields, given, partition_keys=partition_keys, primary_keys=primary_keys
+            )
         schema_changes.create_table(
             self.file_io,
             location,
@@ -304,8 +378,8 @@ class Catalog(ABC):
             if ignore_if_not_exists:
                 return
             raise TableNotFoundError(f"table '{source}' does not exist")
-        if self.table_exists(target):
-            raise TableAlreadyExistsError(f"table '{target}' already exists")
+        if self.table_exists(target) or self.view_exists(target):
+            raise TableAlreadyExistsError(f"table or view '{target}' already exists")
         self.rename_table_entry(source, target)
 
     def alter_table(
@@ -322,8 +396,113 @@ class Catalog(ABC):
             if ignore_if_not_exists:
                 return None
             raise TableNotFoundError(f"table '{identifier}' does not exist")
+        if self.format_table_schema_entry(identifier) is not None:
+            raise UnsupportedFeature(f"altering format table '{identifier}'")
         return schema_changes.alter_table(self.file_io, self.table_location(identifier), changes)
 
     def table_schema(self, identifier: Identifier) -> TableSchema:
         self.require_table(identifier)
+        stored = self.format_table_schema_entry(identifier)
+        if stored is not None:
+            return stored
         return metadata.read_latest_schema(self.file_io, self.table_location(identifier))
+
+    # -- format tables (rule 6) -----------------------------------------------------------
+
+    def create_format_table(
+        self,
+        identifier: Identifier,
+        fields: Sequence[t.DataField],
+        keys: tuple[Sequence[str], Sequence[str]],
+        options: Mapping[str, str],
+        comment: str | None,
+    ) -> str:
+        """Record a format table's schema (its ``path``: the given one, else the catalog's
+        location for it); returns its directory. ``keys`` are the partition and primary keys
+        (a format table must have no primary key). Java ``HiveCatalog.createFormatTable``."""
+        location = options.get(format_table.PATH_OPTION) or self.table_location(identifier)
+        partition_keys, primary_keys = keys
+        schema = compute_table_schema(
+            FIRST_SCHEMA_ID,
+            fields,
+            partition_keys=partition_keys,
+            primary_keys=primary_keys,
+            options={**options, format_table.PATH_OPTION: location},
+            comment=comment,
+            time_millis=time.time_ns() // NANOS_PER_MILLI,
+        )
+        format_table.validate_format_table(schema)
+        self.create_format_table_entry(identifier, schema)
+        return location
+
+    def format_table(self, identifier: Identifier) -> format_table.FormatTable:
+        """The format table of that name (:class:`TableNotFoundError` if it is not one)."""
+        stored = None if is_system_table(identifier) else self.format_table_schema_entry(identifier)
+        if stored is None:
+            raise TableNotFoundError(f"format table '{identifier}' does not exist")
+        return format_table.compute_format_table(stored)
+
+    # -- views (rule 7, ``reference.catalog.views``) ------------------------------------------
+
+    def view_exists(self, identifier: Identifier) -> bool:
+        return not is_system_table(identifier) and self.view_entry(identifier) is not None
+
+    def get_view(self, identifier: Identifier) -> View:
+        found = None if is_system_table(identifier) else self.view_entry(identifier)
+        if found is None:
+            raise ViewNotFoundError(f"view '{identifier}' does not exist")
+        return found
+
+    def list_views(self, database: str) -> list[str]:
+        if is_system_database(database):
+            return []
+        self.require_database(database)
+        return sorted(self.list_view_entries(database))
+
+    def create_view(
+        self, identifier: Identifier, view: View, *, ignore_if_exists: bool = False
+    ) -> None:
+        self.check_views_supported()
+        check_not_system_table(identifier, "create view")
+        self.require_database(identifier.database)
+        if self.view_exists(identifier) or self.table_exists(identifier):
+            if ignore_if_exists:
+                return
+            raise ViewAlreadyExistsError(f"view or table '{identifier}' already exists")
+        self.create_view_entry(identifier, view)
+
+    def drop_view(self, identifier: Identifier, *, ignore_if_not_exists: bool = False) -> None:
+        self.check_views_supported()
+        if not self.view_exists(identifier):
+            if ignore_if_not_exists:
+                return
+            raise ViewNotFoundError(f"view '{identifier}' does not exist")
+        self.drop_view_entry(identifier)
+
+    def rename_view(
+        self, source: Identifier, target: Identifier, *, ignore_if_not_exists: bool = False
+    ) -> None:
+        self.check_views_supported()
+        if not self.view_exists(source):
+            if ignore_if_not_exists:
+                return
+            raise ViewNotFoundError(f"view '{source}' does not exist")
+        check_not_system_table(target, "rename view")
+        self.require_database(target.database)
+        if self.view_exists(target) or self.table_exists(target):
+            raise ViewAlreadyExistsError(f"view or table '{target}' already exists")
+        self.rename_view_entry(source, target)
+
+    def alter_view(
+        self,
+        identifier: Identifier,
+        changes: Sequence[ViewChange],
+        *,
+        ignore_if_not_exists: bool = False,
+    ) -> None:
+        self.check_views_supported()
+        if not self.view_exists(identifier):
+            if ignore_if_not_exists:
+                return
+            raise ViewNotFoundError(f"view '{identifier}' does not exist")
+        self.replace_view_entry(identifier, apply_view_changes(self.get_view(identifier), changes))

@@ -33,6 +33,18 @@ Rules:
 6. Catalog options are validated: ``uri`` is required and must be ``jdbc:sqlite:<path>`` (or
    a plain path), the durations, ``lock.enabled``, ``lock-key-max-length`` (positive) and a
    non-blank ``catalog-key``; an invalid value raises ``InvalidOptionError`` naming it.
+7. Views (Java main; 0.9 has none): one row per view in ``paimon_views(catalog_key,
+   database_name, view_name VARCHAR(255) NOT NULL, view_schema TEXT NOT NULL)``, primary key
+   the first three, ``view_schema`` the view's JSON (``reference.catalog.views`` rule 2). A
+   database holding only views exists; dropping a database with ``cascade`` drops its views.
+   The table is created on first use (Java main creates it when the catalog opens).
+8. Format tables (a reference extension: Java's JDBC catalog refuses them, and keeps format
+   tables nowhere; Java's Hive and REST catalogs keep their schema in the metastore): one row
+   per table in ``paimon_format_tables(catalog_key, database_name, table_name, table_schema
+   TEXT)``, shaped like ``paimon_views``, ``table_schema`` the schema file JSON (with
+   ``path``). Java's JDBC catalog ignores that table. Dropping a format table deletes its
+   directory when it is the catalog's own location (a managed table), not an external
+   ``path``; format tables cannot be renamed. Created on first use too.
 """
 
 from __future__ import annotations
@@ -52,13 +64,18 @@ from reference.catalog.base import (
     Identifier,
     move_directory,
 )
-from reference.errors import InvalidOptionError, PaimonKitError, StorageError
+from reference.catalog.views import View, decode_view_schema, encode_view_schema
+from reference.errors import InvalidOptionError, PaimonKitError, StorageError, UnsupportedFeature
+from reference.format_table import PATH_OPTION
 from reference.io import S3_SCHEMES, FileIO, file_io_for, split_scheme
 from reference.spec.options import parse_boolean, parse_duration, parse_int
+from reference.spec.schema import TableSchema, decode_schema, encode_schema
 
 TABLES_TABLE = "paimon_tables"
 PROPERTIES_TABLE = "paimon_database_properties"
 LOCKS_TABLE = "paimon_distributed_locks"
+VIEWS_TABLE = "paimon_views"
+FORMAT_TABLES_TABLE = "paimon_format_tables"
 
 CREATE_TABLES_TABLE = (
     f"CREATE TABLE {TABLES_TABLE}("
@@ -81,6 +98,22 @@ CREATE_LOCKS_TABLE = (
     "acquired_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL,"
     "expire_time_seconds BIGINT DEFAULT 0 NOT NULL,"
     "PRIMARY KEY (lock_id))"
+)
+CREATE_VIEWS_TABLE = (
+    f"CREATE TABLE {VIEWS_TABLE}("
+    "catalog_key VARCHAR(255) NOT NULL,"
+    "database_name VARCHAR(255) NOT NULL,"
+    "view_name VARCHAR(255) NOT NULL,"
+    "view_schema TEXT NOT NULL,"
+    " PRIMARY KEY (catalog_key, database_name, view_name))"
+)
+CREATE_FORMAT_TABLES_TABLE = (
+    f"CREATE TABLE {FORMAT_TABLES_TABLE}("
+    "catalog_key VARCHAR(255) NOT NULL,"
+    "database_name VARCHAR(255) NOT NULL,"
+    "table_name VARCHAR(255) NOT NULL,"
+    "table_schema TEXT NOT NULL,"
+    " PRIMARY KEY (catalog_key, database_name, table_name))"
 )
 RELEASE_TIMED_OUT_LOCK = (
     f"DELETE FROM {LOCKS_TABLE} WHERE strftime('%s', 'now') - strftime('%s', acquired_at)"
@@ -219,6 +252,21 @@ def create_catalog_tables(database_file: str, lock_key_max_length: int | None) -
                 connection.execute(statement)
 
 
+OPTIONAL_TABLES = {VIEWS_TABLE: CREATE_VIEWS_TABLE, FORMAT_TABLES_TABLE: CREATE_FORMAT_TABLES_TABLE}
+"""Catalog tables made on first use (rules 7 and 8)."""
+
+
+def create_optional_table(database_file: str, name: str) -> None:
+    with connect(database_file) as connection:
+        if not is_table_present(connection, name):
+            connection.execute(OPTIONAL_TABLES[name])
+
+
+def has_catalog_table(database_file: str, name: str) -> bool:
+    with connect(database_file) as connection:
+        return is_table_present(connection, name)
+
+
 def query(database_file: str, sql: str, arguments: Sequence[str]) -> list[tuple[str, ...]]:
     with connect(database_file) as connection:
         return [tuple(row) for row in connection.execute(sql, tuple(arguments)).fetchall()]
@@ -341,6 +389,23 @@ class JdbcCatalog(Catalog):
     def query(self, sql: str, *arguments: str) -> list[tuple[str, ...]]:
         return query(self.options.database_file, sql, arguments)
 
+    def query_optional(self, table: str, sql: str, *arguments: str) -> list[tuple[str, ...]]:
+        """``query`` on a table of rules 7-8, which may not exist yet (then: no rows)."""
+        if not has_catalog_table(self.options.database_file, table):
+            return []
+        return self.query(sql.format(table), *arguments)
+
+    def execute_creating(self, table: str, sql: str, *arguments: str) -> int:
+        """``execute`` on a table of rules 7-8, creating it first when missing."""
+        create_optional_table(self.options.database_file, table)
+        return self.execute(sql.format(table), *arguments)
+
+    def execute_optional(self, table: str, sql: str, *arguments: str) -> int:
+        """``execute`` on a table of rules 7-8 if it exists (else nothing changes)."""
+        if not has_catalog_table(self.options.database_file, table):
+            return 0
+        return self.execute(sql.format(table), *arguments)
+
     def execute(self, sql: str, *arguments: str) -> int:
         return execute(self.options.database_file, sql, arguments)
 
@@ -357,13 +422,15 @@ class JdbcCatalog(Catalog):
         sql = "SELECT DISTINCT database_name FROM {} WHERE catalog_key = ?"
         tables = self.query(sql.format(TABLES_TABLE), self.key)
         properties = self.query(sql.format(PROPERTIES_TABLE), self.key)
-        return [row[0] for row in (*tables, *properties)]
+        views = self.query_optional(VIEWS_TABLE, sql, self.key)
+        formats = self.query_optional(FORMAT_TABLES_TABLE, sql, self.key)
+        return [row[0] for row in (*tables, *properties, *views, *formats)]
 
     def has_database_entry(self, name: str) -> bool:
         sql = "SELECT database_name FROM {} WHERE catalog_key = ? AND database_name = ? LIMIT 1"
-        return bool(
-            self.query(sql.format(TABLES_TABLE), self.key, name)
-            or self.query(sql.format(PROPERTIES_TABLE), self.key, name)
+        return any(
+            self.query_optional(table, sql, self.key, name)
+            for table in (TABLES_TABLE, PROPERTIES_TABLE, VIEWS_TABLE, FORMAT_TABLES_TABLE)
         )
 
     def create_database_entry(self, name: str, properties: Mapping[str, str]) -> None:
@@ -377,10 +444,11 @@ class JdbcCatalog(Catalog):
             )
 
     def drop_database_entry(self, name: str) -> None:
+        sql = "DELETE FROM {} WHERE catalog_key = ? AND database_name = ?"
         for table in (TABLES_TABLE, PROPERTIES_TABLE):
-            self.execute(
-                f"DELETE FROM {table} WHERE catalog_key = ? AND database_name = ?", self.key, name
-            )
+            self.execute(sql.format(table), self.key, name)
+        for table in OPTIONAL_TABLES:
+            self.execute_optional(table, sql, self.key, name)
         self.file_io.delete_dir(self.database_location(name))
 
     def database_entry_properties(self, name: str) -> dict[str, str]:
@@ -402,9 +470,11 @@ class JdbcCatalog(Catalog):
             self.key,
             database,
         )
-        return [row[0] for row in rows]
+        return [row[0] for row in rows] + self.list_format_table_names(database)
 
     def has_table_entry(self, identifier: Identifier) -> bool:
+        if self.format_table_schema_entry(identifier) is not None:
+            return True
         return bool(
             self.query(
                 f"SELECT table_name FROM {TABLES_TABLE} WHERE catalog_key = ? AND "
@@ -429,6 +499,10 @@ class JdbcCatalog(Catalog):
             raise
 
     def drop_table_entry(self, identifier: Identifier) -> None:
+        stored = self.format_table_schema_entry(identifier)
+        if stored is not None:
+            self.drop_format_table_entry(identifier, stored)
+            return
         self.execute(
             f"DELETE FROM {TABLES_TABLE} WHERE catalog_key = ? AND database_name = ? AND "
             "table_name = ?",
@@ -439,6 +513,8 @@ class JdbcCatalog(Catalog):
         self.file_io.delete_dir(self.table_location(identifier))
 
     def rename_table_entry(self, source: Identifier, target: Identifier) -> None:
+        if self.format_table_schema_entry(source) is not None:
+            raise UnsupportedFeature(f"renaming format table '{source}'")
         self.execute(
             f"UPDATE {TABLES_TABLE} SET database_name = ?, table_name = ? WHERE catalog_key = ? "
             "AND database_name = ? AND table_name = ?",
@@ -451,3 +527,115 @@ class JdbcCatalog(Catalog):
         source_location = self.table_location(source)
         if self.file_io.exists(layout.schema_dir(source_location)):
             move_directory(self.file_io, source_location, self.table_location(target))
+
+    # -- format tables (rule 8) --------------------------------------------------------------
+
+    def supports_metastore_objects(self) -> bool:
+        return True
+
+    def list_format_table_names(self, database: str) -> list[str]:
+        rows = self.query_optional(
+            FORMAT_TABLES_TABLE,
+            "SELECT table_name FROM {} WHERE catalog_key = ? AND database_name = ?",
+            self.key,
+            database,
+        )
+        return [row[0] for row in rows]
+
+    def format_table_schema_entry(self, identifier: Identifier) -> TableSchema | None:
+        rows = self.query_optional(
+            FORMAT_TABLES_TABLE,
+            "SELECT table_schema FROM {} WHERE catalog_key = ? AND database_name = ? AND "
+            "table_name = ?",
+            self.key,
+            identifier.database,
+            identifier.table,
+        )
+        return decode_schema(rows[0][0]) if rows else None
+
+    def create_format_table_entry(self, identifier: Identifier, schema: TableSchema) -> None:
+        self.execute_creating(
+            FORMAT_TABLES_TABLE,
+            "INSERT INTO {} (catalog_key, database_name, table_name, table_schema) "
+            "VALUES (?, ?, ?, ?)",
+            self.key,
+            identifier.database,
+            identifier.table,
+            encode_schema(schema),
+        )
+
+    def drop_format_table_entry(self, identifier: Identifier, schema: TableSchema) -> None:
+        self.execute_optional(
+            FORMAT_TABLES_TABLE,
+            "DELETE FROM {} WHERE catalog_key = ? AND database_name = ? AND table_name = ?",
+            self.key,
+            identifier.database,
+            identifier.table,
+        )
+        if schema.options.get(PATH_OPTION) == self.table_location(identifier):
+            self.file_io.delete_dir(self.table_location(identifier))
+
+    # -- views (rule 7) ------------------------------------------------------------------------
+
+    def view_entry(self, identifier: Identifier) -> View | None:
+        rows = self.query_optional(
+            VIEWS_TABLE,
+            "SELECT view_schema FROM {} WHERE catalog_key = ? AND database_name = ? AND "
+            "view_name = ?",
+            self.key,
+            identifier.database,
+            identifier.table,
+        )
+        return decode_view_schema(rows[0][0]) if rows else None
+
+    def list_view_entries(self, database: str) -> list[str]:
+        rows = self.query_optional(
+            VIEWS_TABLE,
+            "SELECT view_name FROM {} WHERE catalog_key = ? AND database_name = ?",
+            self.key,
+            database,
+        )
+        return [row[0] for row in rows]
+
+    def create_view_entry(self, identifier: Identifier, view: View) -> None:
+        self.execute_creating(
+            VIEWS_TABLE,
+            "INSERT INTO {} (catalog_key, database_name, view_name, view_schema) "
+            "VALUES (?, ?, ?, ?)",
+            self.key,
+            identifier.database,
+            identifier.table,
+            encode_view_schema(view),
+        )
+
+    def drop_view_entry(self, identifier: Identifier) -> None:
+        self.execute_optional(
+            VIEWS_TABLE,
+            "DELETE FROM {} WHERE catalog_key = ? AND database_name = ? AND view_name = ?",
+            self.key,
+            identifier.database,
+            identifier.table,
+        )
+
+    def rename_view_entry(self, source: Identifier, target: Identifier) -> None:
+        self.execute_optional(
+            VIEWS_TABLE,
+            "UPDATE {} SET database_name = ?, view_name = ? WHERE catalog_key = ? AND "
+            "database_name = ? AND view_name = ?",
+            target.database,
+            target.table,
+            self.key,
+            source.database,
+            source.table,
+        )
+
+    def replace_view_entry(self, identifier: Identifier, view: View) -> None:
+        self.execute_optional(
+            VIEWS_TABLE,
+            "UPDATE {} SET view_schema = ? WHERE catalog_key = ? AND database_name = ? AND "
+            "view_name = ?",
+            encode_view_schema(view),
+            self.key,
+            identifier.database,
+            identifier.table,
+        )

@@ -1170,7 +1170,8 @@ def decode_data_file(
 ) -> pa.Table:
     """The columns ``fields`` of a data file as a canonical Arrow table (projection by name).
 
-    Bad bytes raise :class:`PaimonFormatError` (truncated, bad magic, undecodable pages); a
+    Bad bytes raise :class:`PaimonFormatError` (truncated, bad magic, undecodable pages, or
+    decoded columns that are not valid Arrow data, such as strings that are not UTF-8); a
     column that is missing or of an incompatible type raises :class:`SpecViolation`.
 
     Caveat: pyarrow's ORC reader (Apache ORC C++) can crash the process on a garbled ORC
@@ -1184,6 +1185,8 @@ def decode_data_file(
             table = _decode_orc(source, fields)
         else:
             table = _decode_avro(source, fields)
+        # The C++ readers do not check what they hand over (e.g. that strings are UTF-8).
+        table.validate(full=True)
     except PaimonKitError:
         raise
     except Exception as error:

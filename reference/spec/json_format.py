@@ -187,6 +187,8 @@ def decode_json(data: bytes | str) -> JsonValue:
         raise PaimonFormatError(f"invalid JSON: {error.msg} at offset {error.pos}") from None
     except RecursionError:
         raise PaimonFormatError("invalid JSON: nested too deeply") from None
+    except ValueError as error:  # e.g. an integer longer than Python converts (4300 digits)
+        raise PaimonFormatError(f"invalid JSON: {error}") from None
 
 
 def decode_json_object(data: bytes | str) -> dict[str, JsonValue]:

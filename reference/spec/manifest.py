@@ -1429,11 +1429,13 @@ def _decode_arrow(data: bytes, fmt: ManifestFormat) -> tuple[set[str], list[RowD
         else:
             table = pa_parquet.read_table(io.BytesIO(data))
         rows = table.to_pylist()
+        # Field names too come from the bytes (and may not be UTF-8).
+        paths = _arrow_field_paths(pa.struct(list(table.schema)))
     except Exception as error:
         raise PaimonFormatError(
             f"{fmt.value}: undecodable file ({type(error).__name__}: {error})"
         ) from None
-    return _arrow_field_paths(pa.struct(list(table.schema))), rows
+    return paths, rows
 
 
 # --------------------------------------------------------------------------------------------

@@ -132,6 +132,7 @@ from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.store import changelog as cl
 from reference.store import metadata
+from reference.store.append_compact import compact_append_after_write, compact_append_table
 from reference.store.bucket_assign import (
     compute_key_bytes,
     compute_table_keys,
@@ -1206,8 +1207,13 @@ def compact_table(
 ) -> list[CommitMessage]:
     """Compact the buckets of the latest snapshot (those of ``partition`` / ``bucket`` when
     given): a full compaction (rule 4) or a normal pick (rules 2-3), then the normal pick
-    Java's commit makes. Returns the messages to commit."""
+    Java's commit makes. Returns the messages to commit. Append tables are compacted by
+    ``reference.store.append_compact.compact_append_table``."""
     schema = metadata.read_latest_schema(file_io, table_root)
+    if not schema.is_primary_key_table:
+        return compact_append_table(
+            file_io, table_root, full=full, partition=partition, bucket=bucket, naming=naming
+        )
     ctx = create_compaction_context(file_io, table_root, schema, naming)
     snapshot = metadata.read_latest_snapshot(file_io, table_root)
     messages = []
@@ -1263,9 +1269,14 @@ def compact_after_write(
 ) -> list[CommitMessage]:
     """The write ``messages`` with the compaction of each written bucket added, as Java's
     batch writer prepares its commit. An overwrite starts from empty buckets (Java ignores
-    previous files). Append tables and ``write-only`` tables are returned unchanged."""
+    previous files). ``write-only`` tables are returned unchanged; append tables go to
+    ``reference.store.append_compact``."""
     schema = metadata.read_latest_schema(file_io, table_root)
-    if not schema.is_primary_key_table or schema.core_options.write_only:
+    if not schema.is_primary_key_table:
+        return compact_append_after_write(
+            file_io, table_root, messages, overwrite=overwrite, naming=naming
+        )
+    if schema.core_options.write_only:
         return list(messages)
     ctx = create_compaction_context(file_io, table_root, schema, naming)
     snapshot = None if overwrite else metadata.read_latest_snapshot(file_io, table_root)

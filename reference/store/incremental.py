@@ -37,7 +37,10 @@ Rules:
    one already waiting first), and merges them: one record passes unchanged, several are merged
    by the merge engine. A run that holds a key twice (a changelog file with ``-U`` and ``+U`` of
    one key) gives that key again in a later round, so a key can appear twice. A batch read then
-   drops results that retract (``-U``, ``-D``); ``audit_log`` keeps them.
+   drops results that retract (``-U``, ``-D``); ``audit_log`` keeps them. A table with deletion
+   vectors or the first-row engine reads only files above level 0 here too (0.9's batch scan
+   filters levels for its incremental reads as for full ones): its delta and ``input``
+   changelog files, all at level 0, read as nothing.
 5. *Diff* (tags in 0.9, ``diff`` on main): per partition and bucket, the files both snapshots
    share are set aside. A bucket left with no *before* files reads its *after* files as in
    rule 4. Otherwise both sides are merged (rule 4, retractions dropped) into a before and an
@@ -368,6 +371,17 @@ def read_snapshot_change_entries(
 # --------------------------------------------------------------------------------------------
 
 
+def compute_split_file_order(
+    schema: TableSchema, files: Sequence[DataFileMeta]
+) -> list[DataFileMeta]:
+    """An append table's files in minimum-sequence-number order, so that a bucket is read in
+    the order it was written (Java ``AppendOnlySplitGenerator`` with
+    ``BucketedAppendCompactManager.fileComparator``); a primary-key table's as they come."""
+    if schema.is_primary_key_table:
+        return list(files)
+    return sorted(files, key=lambda meta: meta.min_sequence_number)
+
+
 def compute_splits(
     table_root: str,
     schema: TableSchema,
@@ -391,7 +405,7 @@ def compute_splits(
                 partition_bytes=partition_bytes,
                 bucket=bucket,
                 bucket_path=compute_bucket_path(table_root, schema, partition, bucket),
-                files=tuple(files),
+                files=tuple(compute_split_file_order(schema, files)),
                 deletion_files=found,
             )
         )
@@ -975,6 +989,8 @@ def read_range_records(
                 records += read_raw_split(file_io, split, schema, schemas)
         return records
     entries = read_range_entries(file_io, table_root, change_range)
+    if is_level_zero_skipped(schema):
+        entries = [entry for entry in entries if entry.file.level > 0]
     splits = compute_splits(table_root, schema, change_range.end_id, entries)
     return [
         record

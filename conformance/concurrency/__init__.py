@@ -1,0 +1,1 @@
+"""Concurrency simulations: writer processes committing to one table, checked afterwards."""

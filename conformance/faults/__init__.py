@@ -1,0 +1,1 @@
+"""Crash injection: FileIO wrappers that record, fail, kill or tear at a chosen IO step."""

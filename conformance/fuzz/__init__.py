@@ -1,0 +1,1 @@
+"""Parser fuzzing: mutated seed files fed to every decoder of the kit."""

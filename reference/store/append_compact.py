@@ -1,0 +1,704 @@
+"""Compaction of append tables: small files merged into larger ones, deletion vectors dropped.
+
+Spec: ``docs/append-table/*`` ("Post small files merging", bucketed append), the seeds' append
+table sections. Java (0.9.0): ``append/UnawareAppendTableCompactionCoordinator``,
+``append/UnawareAppendCompactionTask``, ``append/BucketedAppendCompactManager``,
+``append/AppendOnlyWriter``, ``operation/AppendOnlyFileStoreWrite.compactRewrite``,
+``deletionvectors/append/{Unaware,Bucketed}AppendDeletionFileMaintainer``,
+``CoreOptions.compactionFileSize``.
+
+Options (rule 1):
+
+1.  ``target-file-size`` T (append default 256 MB); the *compaction file size*
+    ``T // 10 * 7``; ``compaction.min.file-num`` (5); ``compaction.max.file-num`` (fallback
+    ``compaction.early-max.file-num``; default 50 for a bucket-unaware table, 5 for a
+    fixed-bucket one); ``deletion-vectors.enabled``; ``write-only``.
+
+Bucket-unaware tables (``bucket = -1``): a compaction job (Java's coordinator in batch mode,
+run once by the Spark procedure and Flink's batch action):
+
+2.  *Candidates.* Per partition, every live file smaller than the compaction file size, and
+    with deletion vectors every file that has one.
+3.  *Packing without deletion vectors.* The candidates sorted by file size (ties by file name;
+    Java iterates a hash set) go one by one into a bin; a bin is a task once its total size
+    reaches T with at least ``min.file-num`` files, or once it holds ``max.file-num`` files.
+    Files left in an unfinished bin are not compacted (Java's streaming coordinator compacts
+    them after five idle scans; a batch job scans once).
+4.  *Packing with deletion vectors.* Candidates with a vector are grouped by the index file
+    that holds it; each group is a task (whatever its size). The others are packed by rule 3
+    when there are at least two.
+5.  *A task* rewrites its files (rule 9) into one partition's bucket 0 and commits them as a
+    compaction: its files are ``compact_before``, the new files ``compact_after``. The deletion
+    vectors of its files are removed (rule 11).
+
+Fixed-bucket tables (``bucket = N``), per bucket, files in sequence-number order:
+
+6.  *Automatic pick* (after each write of Java's batch writer, and an explicit non-full
+    compaction): a window slides over the files; a file joins the window and the window is
+    taken when its total size reaches T with at least ``min.file-num`` files, or it holds
+    ``max.file-num`` files; when the total reaches T without enough files the oldest file
+    leaves the window. No window taken: no compaction.
+7.  *Full compaction* (asked for): nothing when there is no file, or fewer than three without
+    deletion vectors. Leading files of size >= T without a vector are skipped. With deletion
+    vectors the rest is rewritten; without, it is rewritten only when it holds more files
+    smaller than T than larger ones and at least three files.
+8.  A batch write (``compact_append_after_write``) of a fixed-bucket table, unless
+    ``write-only``, picks by rule 6 among the bucket's files (none when overwriting) and its
+    new files, and commits the result with the write (APPEND then COMPACT snapshot). A
+    bucket-unaware writer never compacts.
+
+Rewriting and deletion vectors:
+
+9.  *Rewrite* (Java ``compactRewrite``): the files are read in task order, rows in file order,
+    rows their vectors delete left out, every value moved to the current schema; the rows go
+    to new level-0 files (file source COMPACT, current schema id, rolled at T, file index from
+    the table's ``file-index.*`` options). Sequence numbers count on from the first input
+    file's minimum sequence number.
+10. *Fixed-bucket vectors*: a bucket keeps all its vectors in one index file; when they change
+    the new set is written to a new ``index-<uuid>-<n>`` file (an empty file of the version
+    byte when none is left) and the bucket's old index files are deleted.
+11. *Bucket-unaware vectors* (Java ``UnawareAppendDeletionFileMaintainer``): each index file
+    is touched when a data file whose vector it holds changes; a touched file is replaced by a
+    new file holding its unchanged vectors (none when nothing is left) and deleted. New or
+    grown vectors go together into one more new file. Index entries name bucket 0.
+
+Differences from main (not followed): main's coordinator packs by ``target-file-size * 2``
+with an open-file cost, compacts any leftover bin of ``min.file-num`` files, and joins files
+with a high deleted-row ratio; index files are not rolled at
+``deletion-vector.index-file.target-size`` here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from reference import layout
+from reference.errors import naming_file
+from reference.io import FileIO
+from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.commit_message import CommitMessage, CompactIncrement, IndexIncrement
+from reference.spec.data import Row, Timestamp
+from reference.spec.data_file import (
+    DataFileMeta,
+    FileSource,
+    MetaFileKind,
+    compute_meta_file_name,
+)
+from reference.spec.deletion_vector import (
+    DELETION_VECTORS_INDEX_TYPE,
+    BitmapKind,
+    DeletionVectorRange,
+    build_deletion_vector,
+    decode_deletion_vector_file,
+    encode_deletion_vector_file,
+)
+from reference.spec.manifest import DeletionVectorMeta, FileKind, IndexFileMeta
+from reference.spec.options import BUCKET_DYNAMIC, option_value
+from reference.spec.schema import TableSchema
+from reference.spec.snapshot import Snapshot
+from reference.store import metadata
+from reference.store.bucket_assign import compute_total_buckets
+from reference.store.file_index import compute_file_index_builder
+from reference.store.file_writer import (
+    FileIndexBuilder,
+    MetaContext,
+    compute_creation_time,
+    write_append_files,
+)
+from reference.store.query import load_schemas
+from reference.store.read import compute_value_mapper, read_file_rows
+from reference.store.scan import compute_bucket_path, read_index_manifest
+from reference.store.write import (
+    WRITE_LEVEL,
+    FileNaming,
+    NameCounters,
+    WritePlan,
+    compute_file_name,
+    compute_write_plan,
+    create_name_counters,
+    read_live_entries,
+)
+
+UNAWARE_BUCKET = 0
+"""The bucket of every file and index entry of a bucket-unaware table (Java
+``BucketMode.UNAWARE_BUCKET``)."""
+DEFAULT_UNAWARE_MAX_FILE_NUM = 50
+DEFAULT_BUCKETED_MAX_FILE_NUM = 5
+FULL_COMPACT_MIN_FILE = 3
+COMPACTION_SIZE_NUMERATOR = 7
+COMPACTION_SIZE_DENOMINATOR = 10
+MAX_FILE_NUM_OPTION = "compaction.max.file-num"
+MIN_FILE_NUM_OPTION = "compaction.min.file-num"
+BITMAP64_OPTION = "deletion-vectors.bitmap64"
+
+# --------------------------------------------------------------------------------------------
+# Options (rule 1)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AppendCompactionOptions:
+    """The options append compaction reads, resolved once."""
+
+    bucket_unaware: bool
+    target_file_size: int
+    compaction_file_size: int
+    min_file_num: int
+    max_file_num: int
+    deletion_vectors: bool
+    bitmap_kind: BitmapKind
+    write_only: bool
+
+
+def is_bucket_unaware(schema: TableSchema) -> bool:
+    """An append table with ``bucket = -1`` (Java ``BucketMode.BUCKET_UNAWARE``)."""
+    return not schema.is_primary_key_table and schema.num_buckets == BUCKET_DYNAMIC
+
+
+def compute_compaction_file_size(target_file_size: int) -> int:
+    """Files below this size join a compaction (Java ``CoreOptions.compactionFileSize``)."""
+    return target_file_size // COMPACTION_SIZE_DENOMINATOR * COMPACTION_SIZE_NUMERATOR
+
+
+def compute_bitmap_kind(schema: TableSchema) -> BitmapKind:
+    """32-bit vectors (0.9), 64-bit ones with main's ``deletion-vectors.bitmap64``."""
+    if option_value(schema.options, BITMAP64_OPTION):
+        return BitmapKind.BITMAP64
+    return BitmapKind.BITMAP32
+
+
+def compute_append_compaction_options(schema: TableSchema) -> AppendCompactionOptions:
+    """Rule 1 for an append table."""
+    core = schema.core_options
+    unaware = is_bucket_unaware(schema)
+    target = core.target_file_size(False)
+    max_file_num: int | None = core.get(MAX_FILE_NUM_OPTION)
+    default_max = DEFAULT_UNAWARE_MAX_FILE_NUM if unaware else DEFAULT_BUCKETED_MAX_FILE_NUM
+    return AppendCompactionOptions(
+        bucket_unaware=unaware,
+        target_file_size=target,
+        compaction_file_size=compute_compaction_file_size(target),
+        min_file_num=int(core.get(MIN_FILE_NUM_OPTION)),
+        max_file_num=default_max if max_file_num is None else max_file_num,
+        deletion_vectors=core.deletion_vectors_enabled,
+        bitmap_kind=compute_bitmap_kind(schema),
+        write_only=core.write_only,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Buckets and their deletion vectors
+# --------------------------------------------------------------------------------------------
+
+Vectors = Mapping[str, frozenset[int]]
+"""Deleted row positions by data file name."""
+
+
+@dataclass(frozen=True)
+class VectorFile:
+    """A live deletion-vectors index file and the vectors it holds."""
+
+    meta: IndexFileMeta
+    vectors: Vectors
+
+
+@dataclass(frozen=True)
+class AppendBucket:
+    """One (partition, bucket) of an append table: its live files (in manifest order) and the
+    index files holding their deletion vectors."""
+
+    partition: Row
+    partition_bytes: bytes
+    bucket: int
+    files: tuple[DataFileMeta, ...]
+    vector_files: tuple[VectorFile, ...] = ()
+
+    @property
+    def vectors(self) -> dict[str, frozenset[int]]:
+        """Every vector of the bucket by data file name."""
+        return {name: v for f in self.vector_files for name, v in f.vectors.items()}
+
+    def vector_owner(self, data_file_name: str) -> VectorFile | None:
+        """The index file holding a data file's vector, if it has one."""
+        for vector_file in self.vector_files:
+            if data_file_name in vector_file.vectors:
+                return vector_file
+        return None
+
+
+def read_vector_file(file_io: FileIO, table_root: str, meta: IndexFileMeta) -> VectorFile:
+    path = meta.external_path or layout.index_file_path(table_root, meta.file_name)
+    ranges = [
+        DeletionVectorRange(m.data_file_name, m.offset, m.length, m.cardinality)
+        for m in meta.dv_ranges or ()
+    ]
+    with naming_file(path):
+        decoded = decode_deletion_vector_file(file_io.read_bytes(path), ranges)
+    return VectorFile(meta, {name: frozenset(v.positions) for name, v in decoded.items()})
+
+
+def read_vector_files(
+    file_io: FileIO, table_root: str, snapshot: Snapshot | None
+) -> dict[tuple[bytes, int], list[VectorFile]]:
+    """The live DELETION_VECTORS index files of a snapshot by (partition, bucket)."""
+    if snapshot is None or snapshot.index_manifest is None:
+        return {}
+    live: dict[str, tuple[bytes, int, IndexFileMeta]] = {}
+    for entry in read_index_manifest(file_io, table_root, snapshot.index_manifest):
+        name = entry.index_file.file_name
+        if entry.kind is FileKind.DELETE:
+            live.pop(name, None)
+        elif entry.index_file.index_type == DELETION_VECTORS_INDEX_TYPE:
+            live[name] = (entry.partition, entry.bucket, entry.index_file)
+    found: dict[tuple[bytes, int], list[VectorFile]] = {}
+    for partition, bucket, meta in live.values():
+        vector_file = read_vector_file(file_io, table_root, meta)
+        found.setdefault((partition, bucket), []).append(vector_file)
+    return found
+
+
+def read_append_buckets(
+    file_io: FileIO, table_root: str, schema: TableSchema, snapshot: Snapshot | None
+) -> list[AppendBucket]:
+    """Every bucket of ``snapshot`` holding live files, in first-seen order."""
+    partition_types = [f.type for f in schema.partition_type.fields]
+    files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
+    for entry in read_live_entries(file_io, table_root, snapshot):
+        files.setdefault((entry.partition, entry.bucket), []).append(entry.file)
+    vector_files = read_vector_files(file_io, table_root, snapshot)
+    return [
+        AppendBucket(
+            partition=deserialize_binary_row(partition, partition_types),
+            partition_bytes=partition,
+            bucket=bucket,
+            files=tuple(metas),
+            vector_files=tuple(vector_files.get((partition, bucket), ())),
+        )
+        for (partition, bucket), metas in files.items()
+    ]
+
+
+def sort_by_sequence(files: Sequence[DataFileMeta]) -> list[DataFileMeta]:
+    """Files by minimum sequence number (Java ``BucketedAppendCompactManager.fileComparator``)."""
+    return sorted(files, key=lambda meta: meta.min_sequence_number)
+
+
+# --------------------------------------------------------------------------------------------
+# Picking in bucket-unaware tables (rules 2-4)
+# --------------------------------------------------------------------------------------------
+
+
+def is_unaware_candidate(
+    meta: DataFileMeta, options: AppendCompactionOptions, vectors: Vectors
+) -> bool:
+    """Rule 2."""
+    if options.deletion_vectors and meta.file_name in vectors:
+        return True
+    return meta.file_size < options.compaction_file_size
+
+
+def is_bin_ready(total_size: int, file_count: int, options: AppendCompactionOptions) -> bool:
+    """Rule 3's (and rule 6's) condition on a set of files."""
+    enough_size = total_size >= options.target_file_size and file_count >= options.min_file_num
+    return enough_size or file_count >= options.max_file_num
+
+
+def pack_small_files(
+    files: Sequence[DataFileMeta], options: AppendCompactionOptions
+) -> list[list[DataFileMeta]]:
+    """Rule 3: the tasks of a set of candidates."""
+    ordered = sorted(files, key=lambda meta: (meta.file_size, meta.file_name))
+    tasks: list[list[DataFileMeta]] = []
+    current: list[DataFileMeta] = []
+    for meta in ordered:
+        current.append(meta)
+        if is_bin_ready(sum(f.file_size for f in current), len(current), options):
+            tasks.append(current)
+            current = []
+    return tasks
+
+
+def pack_unaware_partition(
+    bucket: AppendBucket, options: AppendCompactionOptions
+) -> list[list[DataFileMeta]]:
+    """Rules 2-4 for one partition of a bucket-unaware table."""
+    vectors = bucket.vectors
+    candidates = [m for m in bucket.files if is_unaware_candidate(m, options, vectors)]
+    if not options.deletion_vectors:
+        return pack_small_files(candidates, options)
+    groups: dict[str, list[DataFileMeta]] = {}
+    rest: list[DataFileMeta] = []
+    for meta in candidates:
+        owner = bucket.vector_owner(meta.file_name)
+        if owner is None:
+            rest.append(meta)
+        else:
+            groups.setdefault(owner.meta.file_name, []).append(meta)
+    tasks = [groups[name] for name in sorted(groups)]
+    if len(rest) > 1:
+        tasks += pack_small_files(rest, options)
+    return tasks
+
+
+# --------------------------------------------------------------------------------------------
+# Picking in fixed-bucket tables (rules 6-7)
+# --------------------------------------------------------------------------------------------
+
+
+def pick_bucketed_files(
+    files: Sequence[DataFileMeta], options: AppendCompactionOptions
+) -> list[DataFileMeta] | None:
+    """Rule 6 (Java ``BucketedAppendCompactManager.pickCompactBefore``)."""
+    window: list[DataFileMeta] = []
+    for meta in sort_by_sequence(files):
+        window.append(meta)
+        total = sum(f.file_size for f in window)
+        if is_bin_ready(total, len(window), options):
+            return window
+        if total >= options.target_file_size:
+            window = window[1:]
+    return None
+
+
+def pick_bucketed_full(
+    files: Sequence[DataFileMeta], options: AppendCompactionOptions, vectors: Vectors
+) -> list[DataFileMeta] | None:
+    """Rule 7 (Java ``BucketedAppendCompactManager.FullCompactTask``)."""
+    if not files or (not options.deletion_vectors and len(files) < FULL_COMPACT_MIN_FILE):
+        return None
+    ordered = sort_by_sequence(files)
+    target = options.target_file_size
+    while ordered and ordered[0].file_size >= target and ordered[0].file_name not in vectors:
+        ordered = ordered[1:]
+    if options.deletion_vectors:
+        return ordered or None
+    small = sum(1 for meta in ordered if meta.file_size < target)
+    big = len(ordered) - small
+    if small > big and len(ordered) >= FULL_COMPACT_MIN_FILE:
+        return ordered
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The context of one compaction job
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RewriteContext:
+    """What rewriting files of one table needs: storage, schemas, the current schema's write
+    plan and file index, and the naming of one job (one uuid, shared counters)."""
+
+    file_io: FileIO
+    table_root: str
+    schema: TableSchema
+    schemas: Mapping[int, TableSchema]
+    options: AppendCompactionOptions
+    plan: WritePlan
+    file_index: FileIndexBuilder | None
+    naming: FileNaming
+    counters: NameCounters
+    creation_time: Timestamp
+
+
+def create_rewrite_context(
+    file_io: FileIO, table_root: str, schema: TableSchema, naming: FileNaming | None = None
+) -> RewriteContext:
+    naming = naming or FileNaming()
+    return RewriteContext(
+        file_io=file_io,
+        table_root=table_root,
+        schema=schema,
+        schemas={**load_schemas(file_io, table_root), schema.id: schema},
+        options=compute_append_compaction_options(schema),
+        plan=compute_write_plan(schema),
+        file_index=compute_file_index_builder(schema.options, schema.fields),
+        naming=naming,
+        counters=create_name_counters(),
+        creation_time=naming.creation_time or compute_creation_time(),
+    )
+
+
+def compute_directory(ctx: RewriteContext, bucket: AppendBucket) -> str:
+    return compute_bucket_path(ctx.table_root, ctx.schema, bucket.partition, bucket.bucket)
+
+
+# --------------------------------------------------------------------------------------------
+# Rewriting (rule 9)
+# --------------------------------------------------------------------------------------------
+
+
+EMPTY: frozenset[int] = frozenset()
+"""No deleted positions."""
+
+
+def read_visible_rows(
+    ctx: RewriteContext, directory: str, meta: DataFileMeta, deleted: frozenset[int]
+) -> list[tuple[int, Row]]:
+    """The rows of one data file its vector keeps, with their positions, in the current
+    schema's fields."""
+    file_schema = ctx.schemas[meta.schema_id]
+    path = layout.data_file_path(directory, meta.file_name, meta.external_path)
+    rows = read_file_rows(ctx.file_io, path, file_schema.fields)
+    mapper = compute_value_mapper(file_schema.fields, ctx.schema.fields)
+    return [(i, mapper(row)) for i, row in enumerate(rows) if i not in deleted]
+
+
+def write_rewritten_rows(
+    ctx: RewriteContext, directory: str, rows: Sequence[Row], first_sequence: int
+) -> list[DataFileMeta]:
+    """Rows to new level-0 COMPACT files of the current schema."""
+    if not rows:
+        return []
+    return write_append_files(
+        ctx.file_io,
+        directory,
+        rows,
+        settings=ctx.plan.data.settings,
+        first_sequence=first_sequence,
+        context=MetaContext(ctx.schema.id, WRITE_LEVEL, FileSource.COMPACT, ctx.creation_time),
+        names=lambda: compute_file_name(ctx.plan.data, ctx.naming, ctx.counters),
+        file_index=ctx.file_index,
+        file_index_threshold=ctx.plan.file_index_threshold,
+    )
+
+
+def rewrite_files(
+    ctx: RewriteContext, bucket: AppendBucket, files: Sequence[DataFileMeta]
+) -> list[DataFileMeta]:
+    """Rule 9: the files' visible rows, in task order, to new files."""
+    if not files:
+        return []
+    directory = compute_directory(ctx, bucket)
+    vectors = bucket.vectors
+    rows = [
+        row
+        for meta in files
+        for _, row in read_visible_rows(ctx, directory, meta, vectors.get(meta.file_name, EMPTY))
+    ]
+    return write_rewritten_rows(ctx, directory, rows, files[0].min_sequence_number)
+
+
+# --------------------------------------------------------------------------------------------
+# Deletion-vector index files (rules 10-11; shared with ``reference.store.dml``)
+# --------------------------------------------------------------------------------------------
+
+
+def write_vector_index(
+    file_io: FileIO,
+    table_root: str,
+    vectors: Vectors,
+    kind: BitmapKind,
+    name: str,
+) -> IndexFileMeta:
+    """Write ``vectors`` (data file name order, empty ones left out) as index file ``name``."""
+    encoded = {
+        file_name: build_deletion_vector(sorted(positions), kind)
+        for file_name, positions in sorted(vectors.items())
+        if positions
+    }
+    data, ranges = encode_deletion_vector_file(encoded)
+    file_io.write_bytes(layout.index_file_path(table_root, name), data)
+    metas = tuple(DeletionVectorMeta(r.data_file_name, r.offset, r.length) for r in ranges)
+    return IndexFileMeta(DELETION_VECTORS_INDEX_TYPE, name, len(data), len(metas), metas)
+
+
+IndexWriter = Callable[[Vectors], IndexFileMeta]
+"""Writes a set of vectors as one new index file (the job's naming and bitmap kind bound)."""
+
+
+def create_index_writer(
+    file_io: FileIO, table_root: str, kind: BitmapKind, naming: FileNaming, counters: NameCounters
+) -> IndexWriter:
+    def write(vectors: Vectors) -> IndexFileMeta:
+        name = compute_meta_file_name(
+            MetaFileKind.INDEX, naming.writer_uuid, next(counters.index_files)
+        )
+        return write_vector_index(file_io, table_root, vectors, kind, name)
+
+    return write
+
+
+def compute_bucketed_vector_increment(
+    bucket: AppendBucket, changed: Mapping[str, frozenset[int] | None], write: IndexWriter
+) -> IndexIncrement:
+    """Rule 10: ``changed`` maps data files to their new vector (``None``: removed)."""
+    before = bucket.vectors
+    after = dict(before)
+    for name, positions in changed.items():
+        if positions:
+            after[name] = positions
+        else:
+            after.pop(name, None)
+    if after == before:
+        return IndexIncrement()
+    deleted = tuple(f.meta for f in bucket.vector_files)
+    return IndexIncrement(new_index_files=(write(after),), deleted_index_files=deleted)
+
+
+def compute_unaware_vector_increment(
+    bucket: AppendBucket, changed: Mapping[str, frozenset[int] | None], write: IndexWriter
+) -> IndexIncrement:
+    """Rule 11: ``changed`` maps data files to their new vector (``None``: removed)."""
+    new_files: list[IndexFileMeta] = []
+    deleted: list[IndexFileMeta] = []
+    for vector_file in bucket.vector_files:
+        if not any(name in vector_file.vectors for name in changed):
+            continue
+        unchanged = {n: v for n, v in vector_file.vectors.items() if n not in changed}
+        if unchanged:
+            new_files.append(write(unchanged))
+        deleted.append(vector_file.meta)
+    grown = {name: positions for name, positions in changed.items() if positions}
+    if grown:
+        new_files.append(write(grown))
+    return IndexIncrement(tuple(new_files), tuple(deleted))
+
+
+def compute_vector_increment(
+    options: AppendCompactionOptions,
+    bucket: AppendBucket,
+    changed: Mapping[str, frozenset[int] | None],
+    write: IndexWriter,
+) -> IndexIncrement:
+    """Rule 10 or 11, by the table's bucket mode."""
+    if options.bucket_unaware:
+        return compute_unaware_vector_increment(bucket, changed, write)
+    return compute_bucketed_vector_increment(bucket, changed, write)
+
+
+# --------------------------------------------------------------------------------------------
+# Tasks and commit messages (rules 5, 9-11)
+# --------------------------------------------------------------------------------------------
+
+
+def create_context_index_writer(ctx: RewriteContext) -> IndexWriter:
+    return create_index_writer(
+        ctx.file_io, ctx.table_root, ctx.options.bitmap_kind, ctx.naming, ctx.counters
+    )
+
+
+def compute_removed_vectors(
+    bucket: AppendBucket, files: Sequence[DataFileMeta]
+) -> dict[str, frozenset[int] | None]:
+    """The vectors a compaction of ``files`` removes."""
+    vectors = bucket.vectors
+    return {meta.file_name: None for meta in files if meta.file_name in vectors}
+
+
+def run_compaction_task(
+    ctx: RewriteContext, bucket: AppendBucket, files: Sequence[DataFileMeta]
+) -> tuple[CompactIncrement, IndexIncrement]:
+    """Rewrite ``files`` of ``bucket`` and drop their deletion vectors."""
+    after = rewrite_files(ctx, bucket, files)
+    index = IndexIncrement()
+    if ctx.options.deletion_vectors:
+        removed = compute_removed_vectors(bucket, files)
+        writer = create_context_index_writer(ctx)
+        index = compute_vector_increment(ctx.options, bucket, removed, writer)
+    return CompactIncrement(compact_before=tuple(files), compact_after=tuple(after)), index
+
+
+def compact_task_message(
+    ctx: RewriteContext, bucket: AppendBucket, files: Sequence[DataFileMeta]
+) -> CommitMessage:
+    compaction, index = run_compaction_task(ctx, bucket, files)
+    return CommitMessage(
+        bucket.partition_bytes,
+        bucket.bucket,
+        compute_total_buckets(ctx.schema),
+        compaction=compaction,
+        index=index,
+    )
+
+
+def pick_bucket_files(
+    ctx: RewriteContext, bucket: AppendBucket, full: bool
+) -> list[DataFileMeta] | None:
+    """Rule 7 when ``full``, else rule 6."""
+    if full:
+        return pick_bucketed_full(bucket.files, ctx.options, bucket.vectors)
+    return pick_bucketed_files(bucket.files, ctx.options)
+
+
+def is_bucket_selected(bucket: AppendBucket, partition: Row | None, number: int | None) -> bool:
+    return (partition is None or tuple(bucket.partition) == tuple(partition)) and (
+        number is None or bucket.bucket == number
+    )
+
+
+def compact_append_table(
+    file_io: FileIO,
+    table_root: str,
+    *,
+    full: bool = False,
+    partition: Row | None = None,
+    bucket: int | None = None,
+    naming: FileNaming | None = None,
+) -> list[CommitMessage]:
+    """A compaction job over the latest snapshot of an append table (those of ``partition``
+    / ``bucket`` when given): rules 2-5 for bucket-unaware tables (``full`` changes nothing
+    there), 6 or 7 per bucket for fixed-bucket tables. Returns the messages to commit."""
+    schema = metadata.read_latest_schema(file_io, table_root)
+    ctx = create_rewrite_context(file_io, table_root, schema, naming)
+    snapshot = metadata.read_latest_snapshot(file_io, table_root)
+    messages = []
+    for state in read_append_buckets(file_io, table_root, schema, snapshot):
+        if not is_bucket_selected(state, partition, bucket):
+            continue
+        if ctx.options.bucket_unaware:
+            tasks = pack_unaware_partition(state, ctx.options)
+        else:
+            picked = pick_bucket_files(ctx, state, full)
+            tasks = [] if picked is None else [picked]
+        messages += [compact_task_message(ctx, state, task) for task in tasks]
+    return messages
+
+
+def compute_written_bucket(
+    message: CommitMessage, base: Mapping[tuple[bytes, int], AppendBucket], schema: TableSchema
+) -> AppendBucket:
+    """The bucket a write message went to, with its new files after the existing ones."""
+    found = base.get((message.partition, message.bucket))
+    if found is None:
+        partition_types = [f.type for f in schema.partition_type.fields]
+        partition = deserialize_binary_row(message.partition, partition_types)
+        found = AppendBucket(partition, message.partition, message.bucket, ())
+    return replace(found, files=found.files + message.data.new_files)
+
+
+def compact_append_after_write(
+    file_io: FileIO,
+    table_root: str,
+    messages: Sequence[CommitMessage],
+    *,
+    overwrite: bool = False,
+    naming: FileNaming | None = None,
+) -> list[CommitMessage]:
+    """Rule 8: the write ``messages`` with each written bucket's automatic compaction added
+    (fixed-bucket tables that are not ``write-only``; others are returned unchanged)."""
+    schema = metadata.read_latest_schema(file_io, table_root)
+    options = compute_append_compaction_options(schema)
+    if options.bucket_unaware or options.write_only:
+        return list(messages)
+    ctx = create_rewrite_context(file_io, table_root, schema, naming)
+    snapshot = None if overwrite else metadata.read_latest_snapshot(file_io, table_root)
+    base = {
+        (state.partition_bytes, state.bucket): state
+        for state in read_append_buckets(file_io, table_root, schema, snapshot)
+    }
+    compacted = []
+    for message in messages:
+        state = compute_written_bucket(message, base, schema)
+        picked = pick_bucketed_files(state.files, ctx.options)
+        if picked is None:
+            compacted.append(message)
+            continue
+        compaction, index = run_compaction_task(ctx, state, picked)
+        merged_index = IndexIncrement(
+            message.index.new_index_files + index.new_index_files,
+            message.index.deleted_index_files + index.deleted_index_files,
+        )
+        compacted.append(replace(message, compaction=compaction, index=merged_index))
+    return compacted

@@ -1,0 +1,862 @@
+"""Compaction of primary-key buckets in spark_impl: picking as Java's universal compaction,
+rewriting with the vectorized merge, deletion-vector maintenance, commit messages out.
+
+The rules are ``reference/store/levels.py`` and ``reference/store/compact.py`` (which cite the
+Java classes); this is an independent implementation whose rewrite step works on whole Arrow
+tables:
+
+* *Levels.* Level 0 holds one sorted run per file (newest first: larger max sequence number,
+  then file name); every level above is one run ordered by min key.
+* *Picking* (``num-sorted-run.compaction-trigger`` T, ``compaction.max-size-amplification-
+  percent``, ``compaction.size-ratio``): size amplification, then size ratio, then file number;
+  tables that look up (deletion vectors, first-row, ``force-lookup``) force level-0 files up when
+  nothing else is picked; a full compaction takes every run to the top level.
+* *Steps.* Picked files are cut into key-disjoint sections; sections of several runs are
+  rewritten, single-run files below ``0.7 * target-file-size`` are rewritten with their small
+  neighbours, larger ones move up (a file with retractions going to the top level is rewritten).
+* *Rewrite.* Records sorted and reduced per key (:mod:`spark_impl.reduce`); retracting results
+  are dropped when the output level is at or above the highest non-empty level, or with deletion
+  vectors. Tables that look up merge each key of a rewrite that contains level-0 files with its
+  newest upper-level version: from the step, else found in the levels above the output level
+  (whose row is then marked in the deletion vectors); first-row drops a level-0 key that exists
+  above. Changelog producers ``lookup`` / ``full-compaction`` are not supported here.
+* *Deletion vectors.* Marks are added, rewritten files lose theirs; a bucket whose vectors
+  changed gets one new index file replacing its old ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cmp_to_key
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from reference import layout
+from reference.errors import SpecViolation, UnsupportedFeature, naming_file
+from reference.io import FileIO
+from reference.spec import types as t
+from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.commit_message import (
+    CommitMessage,
+    CompactIncrement,
+    DataIncrement,
+    IndexIncrement,
+)
+from reference.spec.compare import SortKey, compare_rows
+from reference.spec.data import Timestamp
+from reference.spec.data_file import (
+    SEQUENCE_NUMBER_FIELD,
+    VALUE_KIND_FIELD,
+    DataFileMeta,
+    FileSource,
+    MetaFileKind,
+    compute_meta_file_name,
+    compute_upgraded_file,
+)
+from reference.spec.deletion_vector import (
+    BitmapKind,
+    DeletionVectorRange,
+    build_deletion_vector,
+    decode_deletion_vector_file,
+    encode_deletion_vector_file,
+)
+from reference.spec.manifest import (
+    DELETION_VECTORS_INDEX_TYPE,
+    DeletionVectorMeta,
+    FileKind,
+    IndexFileMeta,
+)
+from reference.spec.options import ChangelogProducer, MergeEngine, option_value
+from reference.spec.schema import TableSchema, decode_schema
+from spark_impl import commit
+from spark_impl.file_writer import (
+    MetaContext,
+    compute_creation_time,
+    compute_key_value_meta,
+    compute_rolled_files,
+    write_file,
+)
+from spark_impl.merge import (
+    KIND_COLUMN,
+    ORDER_COLUMN,
+    SEQUENCE_COLUMN,
+    compute_merge_config,
+    compute_segment_starts,
+    compute_segments,
+    is_add_kind,
+    kinds_of,
+    last_where,
+    sort_records,
+)
+from spark_impl.plan import compute_bucket_dir, read_schema_json
+from spark_impl.read import apply_deletions, evolve_columns, read_data_file
+from spark_impl.reduce import reduce_sorted
+from spark_impl.write import (
+    compute_key_value_table,
+    compute_kv_layout,
+    compute_level_plans,
+    is_compacted_after_write,
+)
+
+PERCENT = 100
+LEVEL_COLUMN = "_LEVEL"
+FILE_COLUMN = "_FILE"
+POSITION_COLUMN = "_POSITION"
+
+# --------------------------------------------------------------------------------------------
+# Options
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompactionOptions:
+    num_levels: int
+    trigger: int
+    max_size_amplification: int
+    size_ratio: int
+    optimization_interval: bool
+    min_file_size: int
+    need_lookup: bool
+    deletion_vectors: bool
+    first_row: bool
+    deduplicate_without_sequence: bool
+    bitmap64: bool
+    full_rounds: bool
+
+    @property
+    def max_level(self) -> int:
+        return self.num_levels - 1
+
+
+def compaction_options(schema: TableSchema) -> CompactionOptions:
+    if not schema.is_primary_key_table:
+        raise UnsupportedFeature("compaction of append tables")
+    core = schema.core_options
+    producer = core.changelog_producer
+    if producer in (ChangelogProducer.LOOKUP, ChangelogProducer.FULL_COMPACTION):
+        raise UnsupportedFeature(f"spark_impl does not produce '{producer.value}' changelog")
+    if schema.options.get("record-level.expire-time"):
+        raise UnsupportedFeature("compaction with 'record-level.expire-time'")
+    engine = core.merge_engine
+    first_row = engine is MergeEngine.FIRST_ROW
+    dv = core.deletion_vectors_enabled
+    force = bool(option_value(schema.options, "force-lookup"))
+    return CompactionOptions(
+        num_levels=core.num_levels,
+        trigger=core.num_sorted_run_compaction_trigger,
+        max_size_amplification=int(core.get("compaction.max-size-amplification-percent")),
+        size_ratio=int(core.get("compaction.size-ratio")),
+        optimization_interval=core.get("compaction.optimization-interval") is not None,
+        min_file_size=core.target_file_size(True) // 10 * 7,
+        need_lookup=first_row or dv or force,
+        deletion_vectors=dv,
+        first_row=first_row,
+        deduplicate_without_sequence=engine is MergeEngine.DEDUPLICATE and not core.sequence_fields,
+        bitmap64=bool(option_value(schema.options, "deletion-vectors.bitmap64")),
+        full_rounds=core.full_compaction_delta_commits is not None,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Levels
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyRanges:
+    """Decoded min and max keys of files, and the key types to order them."""
+
+    key_types: tuple[t.DataType, ...]
+    bounds: Mapping[str, tuple[Any, Any]]
+
+    def low(self, meta: DataFileMeta) -> SortKey:
+        return SortKey(self.bounds[meta.file_name][0], self.key_types)
+
+    def high(self, meta: DataFileMeta) -> SortKey:
+        return SortKey(self.bounds[meta.file_name][1], self.key_types)
+
+    def compare(self, left: Any, right: Any) -> int:
+        return compare_rows(self.key_types, left, right)
+
+
+def decode_ranges(files: Sequence[DataFileMeta], key_types: Sequence[t.DataType]) -> KeyRanges:
+    return KeyRanges(
+        tuple(key_types),
+        {
+            f.file_name: (
+                tuple(deserialize_binary_row(f.min_key, key_types)),
+                tuple(deserialize_binary_row(f.max_key, key_types)),
+            )
+            for f in files
+        },
+    )
+
+
+@dataclass(frozen=True)
+class Run:
+    level: int
+    files: tuple[DataFileMeta, ...]
+
+    @property
+    def size(self) -> int:
+        return sum(f.file_size for f in self.files)
+
+
+def level_runs(files: Sequence[DataFileMeta], num_levels: int, ranges: KeyRanges) -> list[Run]:
+    """Level-0 files (newest first) then the non-empty levels, each one run."""
+    level0 = sorted(
+        (f for f in files if f.level == 0), key=lambda f: (-f.max_sequence_number, f.file_name)
+    )
+    runs = [Run(0, (f,)) for f in level0]
+    for level in range(1, max(num_levels, 1 + max((f.level for f in files), default=0))):
+        members = sorted((f for f in files if f.level == level), key=ranges.low)
+        for previous, current in itertools.pairwise(members):
+            if (
+                ranges.compare(
+                    ranges.bounds[current.file_name][0], ranges.bounds[previous.file_name][1]
+                )
+                <= 0
+            ):
+                raise SpecViolation(
+                    f"files {previous.file_name} and {current.file_name} overlap on level {level}",
+                    code="LEVEL_KEY_OVERLAP",
+                )
+        if members:
+            runs.append(Run(level, tuple(members)))
+    return runs
+
+
+def number_of_levels(files: Sequence[DataFileMeta], num_levels: int) -> int:
+    return max(num_levels, 1 + max((f.level for f in files), default=0), 2)
+
+
+def highest_non_empty_level(files: Sequence[DataFileMeta]) -> int:
+    return max((f.level for f in files), default=-1)
+
+
+# --------------------------------------------------------------------------------------------
+# Picking
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Unit:
+    output_level: int
+    files: tuple[DataFileMeta, ...]
+
+
+def _unit(level: int, runs: Sequence[Run]) -> Unit:
+    return Unit(level, tuple(f for run in runs for f in run.files))
+
+
+def _output_unit(runs: Sequence[Run], max_level: int, count: int) -> Unit:
+    if count == len(runs):
+        return _unit(max_level, runs)
+    output = max(0, runs[count].level - 1)
+    if output == 0:
+        for run in runs[count:]:
+            count += 1
+            if run.level != 0:
+                output = run.level
+                break
+    if count == len(runs):
+        output = max_level
+    return _unit(output, runs[:count])
+
+
+def _size_ratio(
+    runs: Sequence[Run],
+    max_level: int,
+    options: CompactionOptions,
+    count: int = 1,
+    force: bool = False,
+) -> Unit | None:
+    size = sum(r.size for r in runs[:count])
+    for run in runs[count:]:
+        if size * (PERCENT + options.size_ratio) / PERCENT < run.size:
+            break
+        size += run.size
+        count += 1
+    return _output_unit(runs, max_level, count) if force or count > 1 else None
+
+
+def pick_universal(runs: Sequence[Run], levels: int, options: CompactionOptions) -> Unit | None:
+    max_level = levels - 1
+    if options.optimization_interval:
+        return _unit(max_level, runs)
+    if len(runs) >= options.trigger:
+        newer = sum(r.size for r in runs[:-1])
+        if newer * PERCENT > options.max_size_amplification * runs[-1].size:
+            return _unit(max_level, runs)
+        unit = _size_ratio(runs, max_level, options)
+        if unit is not None:
+            return unit
+    if len(runs) > options.trigger:
+        return _size_ratio(runs, max_level, options, len(runs) - options.trigger + 1)
+    return None
+
+
+def pick(
+    files: Sequence[DataFileMeta], ranges: KeyRanges, options: CompactionOptions, full: bool
+) -> Unit | None:
+    """One bucket's compaction unit (``None``: nothing to do)."""
+    levels = number_of_levels(files, options.num_levels)
+    runs = level_runs(files, options.num_levels, ranges)
+    if full:
+        if not runs or (len(runs) == 1 and runs[0].level == levels - 1):
+            return None
+        return _unit(levels - 1, runs)
+    unit = pick_universal(runs, levels, options)
+    if unit is None and options.need_lookup:
+        zeros = len(list(itertools.takewhile(lambda r: r.level == 0, runs)))
+        if zeros:
+            unit = _size_ratio(runs, levels - 1, options, zeros, force=True)
+    if unit is None or not unit.files:
+        return None
+    if len(unit.files) == 1 and unit.files[0].level == unit.output_level:
+        return None
+    return unit
+
+
+# --------------------------------------------------------------------------------------------
+# Steps
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    rewrite: bool
+    files: tuple[DataFileMeta, ...]
+
+
+def sections(files: Sequence[DataFileMeta], ranges: KeyRanges) -> list[list[list[DataFileMeta]]]:
+    """Key-disjoint sections (in key order), each dealt into the fewest sorted runs."""
+
+    def by_range(left: DataFileMeta, right: DataFileMeta) -> int:
+        lb, rb = ranges.bounds[left.file_name], ranges.bounds[right.file_name]
+        return ranges.compare(lb[0], rb[0]) or ranges.compare(lb[1], rb[1])
+
+    groups: list[list[DataFileMeta]] = []
+    bound: Any = None
+    for meta in sorted(files, key=cmp_to_key(by_range)):
+        low, high = ranges.bounds[meta.file_name]
+        if groups and bound is not None and ranges.compare(low, bound) > 0:
+            groups.append([])
+            bound = None
+        if not groups:
+            groups.append([])
+        groups[-1].append(meta)
+        if bound is None or ranges.compare(high, bound) > 0:
+            bound = high
+    result = []
+    for group in groups:
+        runs: list[list[DataFileMeta]] = []
+        for meta in group:
+            ends = [ranges.bounds[run[-1].file_name][1] for run in runs]
+            earliest = None
+            for index, end in enumerate(ends):
+                if earliest is None or ranges.compare(end, ends[earliest]) < 0:
+                    earliest = index
+            low = ranges.bounds[meta.file_name][0]
+            if earliest is not None and ranges.compare(low, ends[earliest]) > 0:
+                runs[earliest].append(meta)
+            else:
+                runs.append([meta])
+        result.append(runs)
+    return result
+
+
+def compute_steps(unit: Unit, ranges: KeyRanges, min_size: int, max_level: int) -> list[Step]:
+    steps: list[Step] = []
+    pending: list[list[list[DataFileMeta]]] = []
+
+    def upgrade(meta: DataFileMeta) -> list[Step]:
+        if meta.level == unit.output_level:
+            return []
+        if unit.output_level != max_level or meta.delete_row_count == 0:
+            return [Step(False, (meta,))]
+        return [Step(True, (meta,))]
+
+    def flush() -> list[Step]:
+        if not pending:
+            return []
+        if len(pending) == 1 and len(pending[0]) <= 1:
+            return [s for f in (pending[0][0] if pending[0] else []) for s in upgrade(f)]
+        return [Step(True, tuple(f for section in pending for run in section for f in run))]
+
+    for section in sections(unit.files, ranges):
+        if len(section) > 1:
+            pending.append(section)
+            continue
+        for meta in section[0]:
+            if meta.file_size < min_size:
+                pending.append([[meta]])
+            else:
+                steps += flush()
+                pending = []
+                steps += upgrade(meta)
+    return steps + flush()
+
+
+# --------------------------------------------------------------------------------------------
+# The bucket job (shipped to an executor)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BucketJob:
+    """One bucket to compact: its live files and deletion-vector index files, the schemas, and
+    the rounds to run (``True``: full compaction)."""
+
+    table_root: str
+    schema_json: str
+    file_schema_jsons: Mapping[int, str]
+    partition: tuple[Any, ...]
+    partition_bytes: bytes
+    bucket: int
+    total_buckets: int
+    files: tuple[DataFileMeta, ...]
+    vector_files: tuple[IndexFileMeta, ...] = ()
+    rounds: tuple[bool, ...] = (False,)
+    new_files: frozenset[str] = frozenset()
+    """Files of this commit's write (level 0, not yet committed)."""
+
+
+@dataclass
+class Context:
+    file_io: FileIO
+    job: BucketJob
+    schema: TableSchema
+    schemas: dict[int, TableSchema]
+    options: CompactionOptions
+    directory: str
+    writer_uuid: str = field(default_factory=lambda: str(uuid.uuid4()))
+    counter: itertools.count[int] = field(default_factory=itertools.count)
+    creation_time: Timestamp = field(default_factory=compute_creation_time)
+
+    @property
+    def key_types(self) -> list[t.DataType]:
+        return [f.type for f in self.schema.trimmed_primary_keys_type.fields]
+
+
+def read_vectors(
+    file_io: FileIO, table_root: str, index_files: Sequence[IndexFileMeta]
+) -> dict[str, np.ndarray]:
+    vectors: dict[str, np.ndarray] = {}
+    for index_file in index_files:
+        path = index_file.external_path or layout.index_file_path(table_root, index_file.file_name)
+        ranges = [
+            DeletionVectorRange(m.data_file_name, m.offset, m.length, m.cardinality)
+            for m in index_file.dv_ranges or ()
+        ]
+        with naming_file(path):
+            decoded = decode_deletion_vector_file(file_io.read_bytes(path), ranges)
+        for name, vector in decoded.items():
+            vectors[name] = np.fromiter(iter(vector.positions), dtype=np.int64)
+    return vectors
+
+
+def read_records(
+    ctx: Context, metas: Sequence[DataFileMeta], vectors: Mapping[str, np.ndarray]
+) -> pa.Table:
+    """The live records of files in the table schema, with sequence number, kind, the file's
+    level, index in ``metas`` and row position."""
+    tables = []
+    for number, meta in enumerate(metas):
+        file_schema = ctx.schemas[meta.schema_id]
+        path = layout.data_file_path(ctx.directory, meta.file_name, meta.external_path)
+        system = [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD]
+        raw = read_data_file(ctx.file_io, path, [*system, *file_schema.fields])
+        raw = raw.append_column(POSITION_COLUMN, pa.array(np.arange(raw.num_rows)))
+        deleted = vectors.get(meta.file_name)
+        if deleted is not None:
+            raw = apply_deletions(raw, deleted)
+        columns = evolve_columns(raw, file_schema.fields, ctx.schema.fields)
+        names = [f.name for f in ctx.schema.fields]
+        columns += [
+            raw.column(SEQUENCE_COLUMN).combine_chunks(),
+            raw.column(KIND_COLUMN).combine_chunks(),
+        ]
+        names += [SEQUENCE_COLUMN, KIND_COLUMN]
+        columns.append(pa.array(np.full(raw.num_rows, meta.level, dtype=np.int32)))
+        columns.append(pa.array(np.full(raw.num_rows, number, dtype=np.int32)))
+        columns.append(raw.column(POSITION_COLUMN).combine_chunks())
+        names += [LEVEL_COLUMN, FILE_COLUMN, POSITION_COLUMN]
+        tables.append(pa.Table.from_arrays(columns, names=names))
+    table = pa.concat_tables(tables).combine_chunks()
+    return table.append_column(ORDER_COLUMN, pa.array(np.arange(table.num_rows)))
+
+
+def write_records(ctx: Context, records: pa.Table, level: int) -> list[DataFileMeta]:
+    """Reduced records into rolled files of ``level`` (file source COMPACT)."""
+    if records.num_rows == 0:
+        return []
+    data_plan, _ = compute_level_plans(ctx.schema, level)
+    kv = compute_kv_layout(ctx.schema)
+    table = compute_key_value_table(records, ctx.schema, kv)
+    context = MetaContext(ctx.schema.id, level, FileSource.COMPACT, ctx.creation_time)
+    metas = []
+    for start, end, data in compute_rolled_files(table, data_plan.settings):
+        name = f"{data_plan.prefix}{ctx.writer_uuid}-{next(ctx.counter)}{data_plan.extension}"
+        write_file(ctx.file_io, ctx.directory, name, data)
+        part = table.slice(start, end - start)
+        metas.append(
+            compute_key_value_meta(
+                part, name, len(data), settings=data_plan.settings, kv_layout=kv, context=context
+            )
+        )
+    return metas
+
+
+@dataclass(frozen=True)
+class StepResult:
+    before: tuple[DataFileMeta, ...]
+    after: tuple[DataFileMeta, ...]
+    marks: Mapping[str, np.ndarray]
+    rewritten: tuple[str, ...]
+
+
+def lookup_records(
+    ctx: Context,
+    records: pa.Table,
+    upper_files: Sequence[DataFileMeta],
+    vectors: Mapping[str, np.ndarray],
+) -> tuple[pa.Table, dict[str, np.ndarray], np.ndarray]:
+    """For keys of ``records`` without an upper-level record: their version in
+    ``upper_files`` (lowest level first), to merge in; the rows to mark deleted; and the
+    keys (as a mask over the found rows) that exist above."""
+    key_names = list(ctx.schema.trimmed_primary_keys)
+    empty: dict[str, np.ndarray] = {}
+    if not upper_files or records.num_rows == 0:
+        return records.slice(0, 0), empty, np.zeros(0, dtype=bool)
+    upper = read_records(ctx, upper_files, vectors)
+    upper = upper.sort_by([(LEVEL_COLUMN, "ascending"), (ORDER_COLUMN, "ascending")])
+    # first (lowest level) version of each key
+    upper = upper.append_column("__rank", pa.array(np.arange(upper.num_rows)))
+    firsts = upper.group_by(key_names, use_threads=False).aggregate([("__rank", "min")])
+    upper = upper.take(pa.array(np.sort(firsts.column("__rank_min").to_numpy())))
+    wanted = records.select(key_names).group_by(key_names, use_threads=False).aggregate([])
+    found = upper.join(wanted, key_names, join_type="left semi", use_threads=False)
+    marks: dict[str, np.ndarray] = {}
+    if ctx.options.deletion_vectors:
+        file_ids = found.column(FILE_COLUMN).to_numpy()
+        positions = found.column(POSITION_COLUMN).to_numpy()
+        for number in np.unique(file_ids).tolist():
+            marks[upper_files[number].file_name] = positions[file_ids == number]
+    return found.drop_columns(["__rank"]), marks, np.ones(found.num_rows, dtype=bool)
+
+
+@dataclass(frozen=True)
+class StepTarget:
+    """Where a step writes and what it sees: the output level, the bucket's files, its
+    deletion vectors, and whether retracting results are dropped."""
+
+    output_level: int
+    all_files: Sequence[DataFileMeta]
+    vectors: Mapping[str, np.ndarray]
+    drop_delete: bool
+
+
+def run_lookup_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
+    """A rewrite (or a level-0 upgrade) of a table that looks up."""
+    output_level, vectors = target.output_level, target.vectors
+    config = compute_merge_config(ctx.schema)
+    records = read_records(ctx, step.files, vectors)
+    ordered = sort_records(records, config)
+    n = ordered.num_rows
+    segments = compute_segments(compute_segment_starts(ordered, config.key_names), n)
+    levels = ordered.column(LEVEL_COLUMN).to_numpy()
+    newest_upper = last_where(levels > 0, segments)
+    has_upper = newest_upper >= 0
+    keep = (levels == 0) | (np.arange(n) == newest_upper[segments.group_of])
+    ordered = ordered.filter(pa.array(keep))
+    key_names = list(config.key_names)
+    group_has_upper = has_upper[segments.group_of][keep]
+    without_upper = ordered.filter(pa.array(~group_has_upper))
+    upper_files = [f for f in target.all_files if f.level > output_level]
+    found, marks, _ = lookup_records(ctx, without_upper, upper_files, vectors)
+    if ctx.options.first_row:
+        exists = found.select(key_names).append_column(
+            "__found", pa.array(np.ones(found.num_rows, dtype=bool))
+        )
+        joined = ordered.join(exists, key_names, join_type="left outer", use_threads=False)
+        drop = joined.column("__found").fill_null(False).to_numpy(zero_copy_only=False)
+        ordered = joined.filter(pa.array(~drop)).drop_columns(["__found"])
+        marks = {}
+        combined = ordered
+    else:
+        found = found.select(ordered.column_names)
+        combined = pa.concat_tables([ordered, found.cast(ordered.schema)])
+    combined = combined.drop_columns([ORDER_COLUMN]).append_column(
+        ORDER_COLUMN, pa.array(np.arange(combined.num_rows))
+    )
+    merged, _ = reduce_sorted(sort_records(combined, config), config)
+    moved = not step.rewrite and _is_lookup_move(step.files[0], output_level, ctx.options)
+    if moved:
+        after = tuple(compute_upgraded_file(f, output_level) for f in step.files)
+        return StepResult(tuple(step.files), after, marks, ())
+    if target.drop_delete:
+        merged = merged.filter(pa.array(is_add_kind(kinds_of(merged))))
+    written = write_records(ctx, merged, output_level)
+    return StepResult(
+        tuple(step.files), tuple(written), marks, tuple(f.file_name for f in step.files)
+    )
+
+
+def _is_lookup_move(meta: DataFileMeta, output_level: int, options: CompactionOptions) -> bool:
+    """Java ``LookupMergeTreeCompactRewriter.upgradeStrategy``: whether a level-0 file only
+    moves (after its lookups marked deletions)."""
+    if meta.level != 0:
+        return True
+    if options.deletion_vectors and (meta.delete_row_count is None or meta.delete_row_count > 0):
+        return False
+    return output_level == options.max_level or options.deduplicate_without_sequence
+
+
+def run_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
+    output_level = target.output_level
+    has_level_zero = any(f.level == 0 for f in step.files)
+    if ctx.options.need_lookup and output_level > 0 and has_level_zero:
+        return run_lookup_step(ctx, step, target)
+    if not step.rewrite:
+        after = tuple(compute_upgraded_file(f, output_level) for f in step.files)
+        return StepResult(tuple(step.files), after, {}, ())
+    config = compute_merge_config(ctx.schema)
+    records = read_records(ctx, step.files, target.vectors)
+    merged, _ = reduce_sorted(sort_records(records, config), config)
+    if target.drop_delete:
+        merged = merged.filter(pa.array(is_add_kind(kinds_of(merged))))
+    written = write_records(ctx, merged, output_level)
+    return StepResult(tuple(step.files), tuple(written), {}, tuple(f.file_name for f in step.files))
+
+
+def write_vector_index(ctx: Context, vectors: Mapping[str, np.ndarray]) -> IndexFileMeta:
+    kind = BitmapKind.BITMAP64 if ctx.options.bitmap64 else BitmapKind.BITMAP32
+    encoded = {
+        name: build_deletion_vector(sorted(set(positions.tolist())), kind)
+        for name, positions in sorted(vectors.items())
+        if len(positions)
+    }
+    data, ranges = encode_deletion_vector_file(encoded)
+    name = compute_meta_file_name(MetaFileKind.INDEX, ctx.writer_uuid, next(ctx.counter))
+    ctx.file_io.write_bytes(layout.index_file_path(ctx.job.table_root, name), data)
+    metas = tuple(DeletionVectorMeta(r.data_file_name, r.offset, r.length) for r in ranges)
+    return IndexFileMeta(DELETION_VECTORS_INDEX_TYPE, name, len(data), len(metas), metas)
+
+
+def compact_bucket(file_io: FileIO, job: BucketJob) -> CommitMessage | None:
+    """Run the job's rounds on one bucket; its commit message (``None``: nothing changed)."""
+    schema = decode_schema(job.schema_json)
+    ctx = Context(
+        file_io=file_io,
+        job=job,
+        schema=schema,
+        schemas={i: decode_schema(j) for i, j in job.file_schema_jsons.items()},
+        options=compaction_options(schema),
+        directory=compute_bucket_dir(job.table_root, schema, job.partition, job.bucket),
+    )
+    ctx.schemas[schema.id] = schema
+    files = list(job.files)
+    vectors = read_vectors(file_io, job.table_root, job.vector_files)
+    original_vectors = {k: v.copy() for k, v in vectors.items()}
+    before: dict[str, DataFileMeta] = {}
+    after: list[DataFileMeta] = []
+    for full in job.rounds:
+        ranges = decode_ranges(files, ctx.key_types)
+        unit = pick(files, ranges, ctx.options, full)
+        if unit is None:
+            continue
+        levels = number_of_levels(files, ctx.options.num_levels)
+        highest = highest_non_empty_level(files)
+        drop_delete = unit.output_level != 0 and (
+            unit.output_level >= highest or ctx.options.deletion_vectors
+        )
+        for step in compute_steps(unit, ranges, ctx.options.min_file_size, levels - 1):
+            target = StepTarget(unit.output_level, files, vectors, drop_delete)
+            result = run_step(ctx, step, target)
+            for name, positions in result.marks.items():
+                vectors[name] = np.union1d(vectors.get(name, np.zeros(0, np.int64)), positions)
+            for name in result.rewritten:
+                vectors.pop(name, None)
+            moved = {f.file_name for f in result.after}
+            for meta in result.before:
+                if meta in after:
+                    after.remove(meta)
+                    if meta.file_name not in before and meta.file_name not in moved:
+                        file_io.delete(layout.data_file_path(ctx.directory, meta.file_name))
+                else:
+                    before[meta.file_name] = meta
+            after += result.after
+            gone = {(f.level, f.file_name) for f in result.before}
+            files = [f for f in files if (f.level, f.file_name) not in gone] + list(result.after)
+    changed = _vectors_changed(original_vectors, vectors)
+    index = IndexIncrement()
+    if changed:
+        new_file = write_vector_index(ctx, vectors)
+        index = IndexIncrement(new_index_files=(new_file,), deleted_index_files=job.vector_files)
+    if not before and not after and not changed:
+        return None
+    return CommitMessage(
+        job.partition_bytes,
+        job.bucket,
+        job.total_buckets,
+        compaction=CompactIncrement(tuple(before.values()), tuple(after)),
+        index=index,
+    )
+
+
+def _vectors_changed(old: Mapping[str, np.ndarray], new: Mapping[str, np.ndarray]) -> bool:
+    def normal(vectors: Mapping[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
+        return {k: tuple(np.unique(v).tolist()) for k, v in vectors.items() if len(v)}
+
+    return normal(old) != normal(new)
+
+
+# --------------------------------------------------------------------------------------------
+# Driver side: the buckets of a table
+# --------------------------------------------------------------------------------------------
+
+
+def plan_bucket_jobs(
+    file_io: FileIO,
+    table_root: str,
+    *,
+    full: bool,
+    rounds: tuple[bool, ...] | None = None,
+    only_needed: bool = True,
+) -> list[BucketJob]:
+    """The buckets of the latest snapshot that a compaction would change."""
+
+    table_root = table_root.rstrip("/")
+    schema = commit.read_latest_schema(file_io, table_root)
+    options = compaction_options(schema)
+    latest = commit.read_latest_snapshot(file_io, table_root)
+    live = commit.read_live_entries(file_io, table_root, latest)
+    vector_files: dict[tuple[bytes, int], list[IndexFileMeta]] = {}
+    for index_entry in commit.read_index_entries(file_io, table_root, latest):
+        index_file = index_entry.index_file
+        if (
+            index_entry.kind is FileKind.ADD
+            and index_file.index_type == DELETION_VECTORS_INDEX_TYPE
+        ):
+            key = (index_entry.partition, index_entry.bucket)
+            vector_files.setdefault(key, []).append(index_file)
+    grouped: dict[tuple[bytes, int], list[DataFileMeta]] = {}
+    total_buckets: dict[tuple[bytes, int], int] = {}
+    for entry in live:
+        grouped.setdefault((entry.partition, entry.bucket), []).append(entry.file)
+        total_buckets[entry.partition, entry.bucket] = entry.total_buckets
+    schema_ids = {f.schema_id for files in grouped.values() for f in files} | {schema.id}
+    jsons = {i: read_schema_json(file_io, table_root, i) for i in schema_ids}
+    partition_types = [f.type for f in schema.partition_type.fields]
+    key_types = [f.type for f in schema.trimmed_primary_keys_type.fields]
+    chosen_rounds = rounds or ((True, False) if full else (False,))
+    jobs = []
+    for (partition, bucket), files in grouped.items():
+        if only_needed and pick(files, decode_ranges(files, key_types), options, full) is None:
+            continue
+        jobs.append(
+            BucketJob(
+                table_root=table_root,
+                schema_json=jsons[schema.id],
+                file_schema_jsons=jsons,
+                partition=tuple(deserialize_binary_row(partition, partition_types)),
+                partition_bytes=partition,
+                bucket=bucket,
+                total_buckets=total_buckets[partition, bucket],
+                files=tuple(files),
+                vector_files=tuple(vector_files.get((partition, bucket), ())),
+                rounds=chosen_rounds,
+            )
+        )
+    return jobs
+
+
+def merge_bucket_messages(messages: Sequence[CommitMessage]) -> list[CommitMessage]:
+    """One message per (partition, bucket): several tasks may have written one bucket."""
+    merged: dict[tuple[bytes, int], CommitMessage] = {}
+    for message in messages:
+        key = (message.partition, message.bucket)
+        if key not in merged:
+            merged[key] = message
+            continue
+        found = merged[key]
+        merged[key] = replace(
+            found,
+            data=DataIncrement(
+                found.data.new_files + message.data.new_files,
+                found.data.deleted_files + message.data.deleted_files,
+                found.data.changelog_files + message.data.changelog_files,
+            ),
+            index=IndexIncrement(
+                found.index.new_index_files + message.index.new_index_files,
+                found.index.deleted_index_files + message.index.deleted_index_files,
+            ),
+        )
+    return list(merged.values())
+
+
+def compact_after_write(
+    file_io: FileIO, table_root: str, messages: Sequence[CommitMessage], *, overwrite: bool
+) -> list[CommitMessage]:
+    """The write ``messages`` with each written bucket's compaction added (as Java's batch
+    writer prepares its commit); an overwrite starts from empty buckets."""
+
+    schema = commit.read_latest_schema(file_io, table_root)
+    if not is_compacted_after_write(schema):
+        return list(messages)
+    messages = merge_bucket_messages(messages)
+    base = (
+        {}
+        if overwrite
+        else {
+            (job.partition_bytes, job.bucket): job
+            for job in plan_bucket_jobs(file_io, table_root, full=False, only_needed=False)
+        }
+    )
+    rounds = (True, False) if compaction_options(schema).full_rounds else (False,)
+    schema_json = read_schema_json(file_io, table_root, schema.id)
+    partition_types = [f.type for f in schema.partition_type.fields]
+    result = []
+    for message in messages:
+        job = base.get((message.partition, message.bucket))
+        if job is None:
+            job = BucketJob(
+                table_root=table_root,
+                schema_json=schema_json,
+                file_schema_jsons={schema.id: schema_json},
+                partition=tuple(deserialize_binary_row(message.partition, partition_types)),
+                partition_bytes=message.partition,
+                bucket=message.bucket,
+                total_buckets=message.total_buckets,
+                files=(),
+            )
+        job = replace(
+            job,
+            files=job.files + message.data.new_files,
+            rounds=rounds,
+            file_schema_jsons={**job.file_schema_jsons, schema.id: schema_json},
+        )
+        compacted = compact_bucket(file_io, job)
+        if compacted is None:
+            result.append(message)
+            continue
+        result.append(
+            CommitMessage(
+                message.partition,
+                message.bucket,
+                message.total_buckets,
+                message.data,
+                compacted.compaction,
+                IndexIncrement(
+                    message.index.new_index_files + compacted.index.new_index_files,
+                    message.index.deleted_index_files + compacted.index.deleted_index_files,
+                ),
+            )
+        )
+    return result

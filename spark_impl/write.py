@@ -1,0 +1,1119 @@
+"""The write path of spark_impl: a driver-side :class:`WritePlan` and the task-side writer that
+turns Arrow batches into data, changelog and HASH index files and commit messages.
+
+The rules are those of ``reference/store/write.py`` (it documents them with the Java classes);
+here they run vectorized over Arrow inside Spark tasks:
+
+1. *Input.* Spark's Arrow columns are brought to Paimon's canonical Arrow types (timestamps
+   floored to the column's precision). An optional ``_ROW_KIND`` column holds ``+I``, ``-U``,
+   ``+U`` or ``-D`` (default ``+I``); ``rowkind.field`` overrides it; ``ignore-delete`` drops
+   -U/-D, ``ignore-update-before`` drops -U; an append table accepts only +I/+U; a NOT NULL
+   column must not hold null.
+2. *Routing.* Fixed buckets: Java's hash of the bucket key (:mod:`spark_impl.bucketing`).
+   Bucket-unaware append tables: bucket 0. Dynamic buckets: rows reach the task grouped by
+   (partition, assigner) (``write_table`` shuffles them so), and the task assigns buckets from the
+   partition's HASH index exactly as ``reference.store.bucket_assign`` rule 3 (Java
+   ``HashBucketAssigner``), then rewrites the changed index files (rule 4, fastutil order).
+   Cross-partition-update tables are not supported.
+3. *Sequence numbers.* Rows of a (partition, bucket) are numbered in arrival order (the
+   ``_PAIMON_POS`` column ``write_table`` adds, else input order) after the bucket's largest
+   ``max_sequence_number`` in the base snapshot (shipped by the driver); an overwrite and a
+   bucket-unaware table start at 0. Input that was not shuffled by bucket may reach several
+   tasks per bucket: each task then numbers from ``base + 1 + task * SEQUENCE_STRIDE``.
+4. *Primary-key files*: the write buffer's records sorted and reduced per key
+   (:mod:`spark_impl.reduce`), level 0, file source APPEND; ``changelog-producer = input``
+   also writes every sorted record to changelog files. Append files: rows in order. Files roll at
+   ``target-file-size``; names are ``<prefix><uuid>-<n><ext>``, one uuid per task, numbered in
+   the order Java opens them.
+5. *Messages.* One :class:`CommitMessage` per (partition, bucket).
+6. *Compaction after the write.* Java's writer picks a compaction after its flush (universal
+   compaction, or level-0 files forced up for tables that look up) and its batch commit waits
+   for it. A task whose input was shuffled by bucket does the same for its buckets, from the
+   base snapshot's files the driver shipped (:mod:`spark_impl.compact`); otherwise (several
+   tasks may have written one bucket) the driver compacts the written buckets before it
+   commits.
+
+Not written here: file indexes of append tables (``file-index.*``; the files are valid without
+them), the lookup / full-compaction changelog producers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from reference import layout
+from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature, naming_file
+from reference.io import FileIO
+from reference.spec import types as t
+from reference.spec.binary_row import deserialize_binary_row, serialize_binary_row
+from reference.spec.commit_message import CommitMessage, DataIncrement, IndexIncrement
+from reference.spec.data import RowKind, Timestamp
+from reference.spec.data_file import (
+    SEQUENCE_NUMBER_FIELD,
+    VALUE_KIND_FIELD,
+    DataFileMeta,
+    FileSource,
+    MetaFileKind,
+    compute_data_file_extension,
+    compute_data_file_name,
+    compute_key_fields,
+    compute_key_value_fields,
+    compute_meta_file_name,
+    is_thin_mode_supported,
+)
+from reference.spec.file_format import (
+    arrow_to_rows,
+    compute_arrow_type,
+    conform_arrow_table,
+    parse_file_format,
+    parse_format_write_options,
+)
+from reference.spec.hash_index import HASH_INDEX_TYPE, decode_hash_index, encode_hash_index
+from reference.spec.manifest import DELETION_VECTORS_INDEX_TYPE, IndexFileMeta
+from reference.spec.options import ChangelogProducer, option_value, validate_engine_combinations
+from reference.spec.schema import TableSchema, decode_schema
+from spark_impl import commit
+from spark_impl.bucketing import compute_buckets, compute_key_hashes, compute_row_hash
+from spark_impl.file_writer import (
+    FileSettings,
+    KeyValueLayout,
+    MetaContext,
+    compute_creation_time,
+    compute_key_value_meta,
+    compute_rolled_files,
+    compute_stats_modes,
+    parse_stats_mode,
+    write_append_files,
+    write_file,
+)
+from spark_impl.merge import KIND_COLUMN, ORDER_COLUMN, SEQUENCE_COLUMN, compute_merge_config
+from spark_impl.plan import compute_bucket_dir, read_schema_json
+from spark_impl.reduce import reduce_records
+
+ROW_KIND_COLUMN = "_ROW_KIND"
+POSITION_COLUMN = "_PAIMON_POS"
+BUCKET_COLUMN = "_PAIMON_BUCKET"
+ASSIGNER_COLUMN = "_PAIMON_ASSIGNER"
+HELPER_COLUMNS = frozenset({POSITION_COLUMN, BUCKET_COLUMN, ASSIGNER_COLUMN})
+ROW_KIND_STRINGS = tuple(kind.short_string for kind in RowKind)
+ROW_KIND_BYTES = np.array([kind.byte_value for kind in RowKind], dtype=np.int8)
+RETRACT_BYTES = (RowKind.UPDATE_BEFORE.byte_value, RowKind.DELETE.byte_value)
+NO_SEQUENCE = -1
+SEQUENCE_STRIDE = 1 << 32
+"""Sequence numbers reserved per task for input that was not shuffled by bucket."""
+WRITE_LEVEL = 0
+UNAWARE_BUCKET = 0
+DYNAMIC_BUCKET = -1
+JAVA_SHORT_MAX = 32_767
+JAVA_HASH_MAP_INITIAL_CAPACITY = 16
+LOAD_FACTOR = 0.75
+FASTUTIL_DEFAULT_EXPECTED = 16
+FASTUTIL_PHI = 0x9E3779B9
+INT32_MASK = 0xFFFFFFFF
+
+
+class BucketMode(Enum):
+    FIXED = "HASH_FIXED"
+    DYNAMIC = "HASH_DYNAMIC"
+    UNAWARE = "BUCKET_UNAWARE"
+
+
+# --------------------------------------------------------------------------------------------
+# The plan (driver side, shipped to tasks)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileKindPlan:
+    settings: FileSettings
+    prefix: str
+    extension: str
+
+
+@dataclass(frozen=True)
+class DynamicOptions:
+    target_row_num: int
+    assigners: int
+    max_buckets: int
+
+
+@dataclass(frozen=True)
+class BaseFiles:
+    """The live data files and deletion-vector index files of every bucket of the base
+    snapshot, and the JSON of every schema those files were written with."""
+
+    files: Mapping[tuple[bytes, int], tuple[DataFileMeta, ...]]
+    vector_files: Mapping[tuple[bytes, int], tuple[IndexFileMeta, ...]]
+    schema_jsons: Mapping[int, str]
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    """What every task of one write needs: the table, its resolved options and the base
+    snapshot's state (max sequence numbers, HASH index files by partition and bucket)."""
+
+    table_root: str
+    schema_json: str
+    fs_options: Mapping[str, str]
+    mode: BucketMode
+    total_buckets: int
+    data: FileKindPlan
+    changelog: FileKindPlan | None
+    kv_layout: KeyValueLayout | None
+    overwrite: bool = False
+    max_sequences: Mapping[tuple[bytes, int], int] = field(default_factory=dict)
+    hash_index: Mapping[tuple[bytes, int], IndexFileMeta] = field(default_factory=dict)
+    dynamic: DynamicOptions | None = None
+    base: BaseFiles | None = None
+    """The base snapshot's files, for the compaction a writer runs after its flush (primary-key
+    tables that are not ``write-only``); ``None``: no compaction in the tasks."""
+
+    @property
+    def schema(self) -> TableSchema:
+        return decode_schema(self.schema_json)
+
+
+def level_entry(options: Mapping[str, str], key: str, level: int) -> str | None:
+    """The value a ``<level>:<value>,...`` option gives ``level``, if any."""
+    per_level: Mapping[str, str] = option_value(options, key) or {}
+    for text, value in per_level.items():
+        if not text.strip().lstrip("-").isdigit():
+            raise InvalidOptionError(key, options[key], f"level {text!r} is not a number")
+        if int(text) == level:
+            return value
+    return None
+
+
+def compute_file_kind_plan(
+    schema: TableSchema,
+    fields: Sequence[t.DataField],
+    *,
+    format_name: str,
+    compression: str,
+    stats_mode: str,
+    prefix: str,
+) -> FileKindPlan:
+    options = schema.options
+    fmt = parse_file_format(format_name)
+    write_options = replace(
+        parse_format_write_options(options), compression=compression.strip().lower()
+    )
+    parse_stats_mode(stats_mode, "metadata.stats-mode")
+    settings = FileSettings(
+        fmt=fmt,
+        write_options=write_options,
+        fields=tuple(fields),
+        stats_modes=compute_stats_modes(options, [f.name for f in fields], stats_mode),
+        target_file_size=schema.core_options.target_file_size(schema.is_primary_key_table),
+    )
+    suffix = bool(option_value(options, "file.suffix.include.compression"))
+    extension = compute_data_file_extension(
+        fmt.value, compression, suffix_include_compression=suffix
+    )
+    return FileKindPlan(settings, prefix, extension)
+
+
+def compute_level_plans(
+    schema: TableSchema, level: int
+) -> tuple[FileKindPlan, FileKindPlan | None]:
+    """Data and (``changelog-producer = input``) changelog file plans of one LSM level."""
+    options = schema.options
+    core = schema.core_options
+    fields = compute_physical_fields(schema)
+
+    def entry(key: str) -> str | None:
+        return level_entry(options, key, level)
+
+    stats_mode = entry("metadata.stats-mode.per.level") or core.stats_mode
+    data = compute_file_kind_plan(
+        schema,
+        fields,
+        format_name=entry("file.format.per.level") or core.file_format,
+        compression=entry("file.compression.per.level") or core.file_compression,
+        stats_mode=stats_mode,
+        prefix=str(option_value(options, "data-file.prefix")),
+    )
+    changelog = compute_file_kind_plan(
+        schema,
+        fields,
+        format_name=options.get("changelog-file.format", data.settings.fmt.value),
+        compression=options.get(
+            "changelog-file.compression", data.settings.write_options.compression
+        ),
+        stats_mode=options.get("changelog-file.stats-mode") or stats_mode,
+        prefix=str(option_value(options, "changelog-file.prefix")),
+    )
+    return data, changelog
+
+
+def compute_physical_fields(schema: TableSchema) -> list[t.DataField]:
+    if not schema.is_primary_key_table:
+        return list(schema.fields)
+    key_fields = compute_key_fields(schema.fields, schema.trimmed_primary_keys)
+    return compute_key_value_fields(
+        key_fields, schema.fields, schema.core_options.data_file_thin_mode
+    )
+
+
+def compute_kv_layout(schema: TableSchema) -> KeyValueLayout:
+    key_fields = compute_key_fields(schema.fields, schema.trimmed_primary_keys)
+    thin = schema.core_options.data_file_thin_mode and is_thin_mode_supported(
+        key_fields, schema.fields
+    )
+    names = schema.trimmed_primary_keys
+    by_name = {f.name: f for f in schema.fields}
+    value_start = 2 if thin else len(key_fields) + 2
+    positions = [schema.field_names.index(n) for n in names]
+    key_columns = (
+        tuple(value_start + i for i in positions) if thin else tuple(range(len(key_fields)))
+    )
+    return KeyValueLayout(
+        key_names=tuple(names),
+        key_types=tuple(by_name[n].type for n in names),
+        key_columns=key_columns,
+        value_start=value_start,
+        thin=thin,
+    )
+
+
+def compute_bucket_mode(schema: TableSchema) -> BucketMode:
+    bucket = schema.core_options.bucket
+    if bucket == -2:
+        raise UnsupportedFeature("postponed buckets ('bucket' = -2) are not written by 0.9")
+    if bucket == 0 or bucket < DYNAMIC_BUCKET:
+        raise InvalidOptionError("bucket", bucket, "must be -1 or a positive bucket count")
+    if schema.cross_partition_update:
+        if bucket != DYNAMIC_BUCKET:
+            raise InvalidOptionError(
+                "bucket", bucket, "a primary key without every partition field needs bucket -1"
+            )
+        raise UnsupportedFeature("spark_impl does not write cross-partition-update tables")
+    if bucket != DYNAMIC_BUCKET:
+        if not schema.bucket_keys:
+            raise InvalidOptionError("bucket-key", None, "a fixed-bucket append table needs one")
+        return BucketMode.FIXED
+    return BucketMode.DYNAMIC if schema.is_primary_key_table else BucketMode.UNAWARE
+
+
+def compute_dynamic_options(schema: TableSchema) -> DynamicOptions:
+    options = schema.options
+
+    def number(key: str, default: str, low: int) -> int:
+        text = options.get(key, default)
+        try:
+            value = int(text)
+        except ValueError:
+            raise InvalidOptionError(key, text, "expected an integer") from None
+        if value < low:
+            raise InvalidOptionError(key, text, f"must be at least {low}")
+        return value
+
+    maximum = number("dynamic-bucket.max-buckets", "-1", -1)
+    if maximum == 0:
+        raise InvalidOptionError("dynamic-bucket.max-buckets", maximum, "must be -1 or positive")
+    return DynamicOptions(
+        target_row_num=number("dynamic-bucket.target-row-num", "2000000", 1),
+        assigners=number("dynamic-bucket.initial-buckets", "1", 1),
+        max_buckets=maximum,
+    )
+
+
+def validate_write_options(schema: TableSchema) -> None:
+    validate_engine_combinations(schema.options)
+    producer = schema.core_options.changelog_producer
+    if not schema.is_primary_key_table and producer is not ChangelogProducer.NONE:
+        raise InvalidOptionError(
+            "changelog-producer", producer.value, "an append table writes no changelog"
+        )
+    if producer in (ChangelogProducer.LOOKUP, ChangelogProducer.FULL_COMPACTION):
+        raise UnsupportedFeature(f"spark_impl does not produce '{producer.value}' changelog")
+    if "data-file.external-paths" in schema.options:
+        raise UnsupportedFeature("writing to 'data-file.external-paths' (main only)")
+    if schema.options.get("sequence.snapshot-ordering", "false").lower() == "true":
+        raise UnsupportedFeature("'sequence.snapshot-ordering'")
+
+
+def create_write_plan(
+    table_root: str,
+    schema_json: str,
+    fs_options: Mapping[str, str],
+    *,
+    overwrite: bool,
+    max_sequences: Mapping[tuple[bytes, int], int],
+    hash_index: Mapping[tuple[bytes, int], IndexFileMeta],
+    base: BaseFiles | None = None,
+) -> WritePlan:
+    """Resolve and check every option the writer uses (driver side)."""
+    schema = decode_schema(schema_json)
+    validate_write_options(schema)
+    mode = compute_bucket_mode(schema)
+    data, changelog = compute_level_plans(schema, WRITE_LEVEL)
+    producer = schema.core_options.changelog_producer
+    return WritePlan(
+        table_root=table_root,
+        schema_json=schema_json,
+        fs_options=dict(fs_options),
+        mode=mode,
+        total_buckets=schema.core_options.bucket,
+        data=data,
+        changelog=changelog if producer is ChangelogProducer.INPUT else None,
+        kv_layout=compute_kv_layout(schema) if schema.is_primary_key_table else None,
+        overwrite=overwrite,
+        max_sequences={} if overwrite else dict(max_sequences),
+        hash_index={} if overwrite else dict(hash_index),
+        dynamic=compute_dynamic_options(schema) if mode is BucketMode.DYNAMIC else None,
+        base=base if is_compacted_after_write(schema) else None,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Input conversion (rule 1)
+# --------------------------------------------------------------------------------------------
+
+
+def _floor_timestamp(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """A timestamp column in ``target``'s unit, floored (Java keeps the instant at or before)."""
+    factors = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+    source_unit, target_unit = column.type.unit, target.unit
+    values = column.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    nanos_per_source, nanos_per_target = factors[source_unit], factors[target_unit]
+    if nanos_per_source >= nanos_per_target:
+        converted = values * (nanos_per_source // nanos_per_target)
+    else:
+        converted = np.floor_divide(values, nanos_per_target // nanos_per_source)
+    mask = column.is_null().to_numpy(zero_copy_only=False)
+    return pa.array(converted, mask=mask).cast(pa.int64()).cast(target)
+
+
+def _floor_time(column: pa.Array, target: pa.DataType) -> pa.Array:
+    factors = {"s": 1_000, "ms": 1, "us": 1_000, "ns": 1_000_000}
+    unit = column.type.unit
+    raw = column.cast(pa.int64() if pa.types.is_time64(column.type) else pa.int32())
+    values = raw.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    millis = values * factors[unit] if unit == "s" else values // factors[unit]
+    mask = column.is_null().to_numpy(zero_copy_only=False)
+    return pa.array(millis.astype(np.int32), mask=mask).cast(target)
+
+
+def to_paimon_column(column: pa.Array, data_type: t.DataType) -> pa.Array:
+    """A Spark Arrow column as the canonical Paimon Arrow column of ``data_type``."""
+    target = compute_arrow_type(data_type)
+    if column.type.equals(target):
+        return column
+    if pa.types.is_timestamp(column.type) and pa.types.is_timestamp(target):
+        return _floor_timestamp(column, target)
+    if (pa.types.is_time32(column.type) or pa.types.is_time64(column.type)) and pa.types.is_time32(
+        target
+    ):
+        return _floor_time(column, target)
+    return column.cast(target)
+
+
+def to_paimon_table(batch: pa.Table, fields: Sequence[t.DataField]) -> pa.Table:
+    """The table's columns (by name) in canonical Arrow form, checked against the schema."""
+    missing = [f.name for f in fields if f.name not in batch.column_names]
+    if missing:
+        raise SpecViolation(f"the data lacks the columns {missing}", code="WRITE_COLUMN_MISSING")
+    unknown = set(batch.column_names) - {f.name for f in fields} - HELPER_COLUMNS
+    unknown.discard(ROW_KIND_COLUMN)
+    if unknown:
+        raise SpecViolation(
+            f"the data has columns {sorted(unknown)} that the table lacks",
+            code="WRITE_COLUMN_UNKNOWN",
+        )
+    columns = [to_paimon_column(batch.column(f.name).combine_chunks(), f.type) for f in fields]
+    table = pa.Table.from_arrays(columns, names=[f.name for f in fields])
+    try:
+        return conform_arrow_table(table, fields)
+    except SpecViolation as error:
+        if "null" in str(error).lower():
+            raise SpecViolation(str(error), code="NULL_IN_NOT_NULL_COLUMN") from None
+        raise
+
+
+def parse_row_kinds(column: pa.Array | None, n: int) -> np.ndarray:
+    """Row kind bytes from ``+I``/``-U``/``+U``/``-D`` strings (null or absent: ``+I``)."""
+    if column is None:
+        return np.zeros(n, dtype=np.int8)
+    index = pc.index_in(column, value_set=pa.array(ROW_KIND_STRINGS))
+    unknown = pc.and_(pc.is_null(index), pc.is_valid(column))
+    if pc.any(unknown).as_py():
+        bad = column.filter(unknown)[0].as_py()
+        raise SpecViolation(
+            f"row kind {bad!r} is not one of {', '.join(ROW_KIND_STRINGS)}", code="ROW_KIND"
+        )
+    codes = index.fill_null(0).to_numpy(zero_copy_only=False)
+    return np.asarray(ROW_KIND_BYTES[codes], dtype=np.int8)
+
+
+@dataclass(frozen=True)
+class Input:
+    """A task's rows after rule 1: canonical columns, kinds, arrival positions and, when the
+    input was prepared by ``write_table``, buckets or assigners."""
+
+    table: pa.Table
+    kinds: np.ndarray
+    positions: np.ndarray
+    buckets: np.ndarray | None
+    assigners: np.ndarray | None
+
+
+def apply_row_rules(table: pa.Table, kinds: np.ndarray, schema: TableSchema) -> np.ndarray:
+    """Rule 1: the final kinds; returns a mask of the rows that stay."""
+    options = schema.core_options
+    rowkind_field = options.rowkind_field
+    if rowkind_field is not None:
+        column = table.column(rowkind_field).combine_chunks()
+        if column.null_count:
+            raise SpecViolation("the rowkind.field value is null", code="ROWKIND_FIELD")
+        kinds[:] = parse_row_kinds(column, table.num_rows)
+    ignore_update_before = schema.options.get("ignore-update-before", "false").lower() == "true"
+    retracts = np.isin(kinds, RETRACT_BYTES)
+    keep = np.ones(len(kinds), dtype=bool)
+    if options.ignore_delete:
+        keep &= ~retracts
+    elif ignore_update_before:
+        keep &= kinds != RowKind.UPDATE_BEFORE.byte_value
+    if not schema.is_primary_key_table:
+        retract = keep & retracts
+        if retract.any():
+            raise SpecViolation(
+                "an append table accepts only +I and +U rows; configure 'ignore-delete' to "
+                "drop retractions",
+                code="APPEND_RETRACT",
+            )
+    return keep
+
+
+def read_input(batch: pa.Table, schema: TableSchema) -> Input:
+    """Rule 1 for the rows of one task (``batch`` holds Spark's Arrow columns)."""
+    table = to_paimon_table(batch, schema.fields)
+    n = table.num_rows
+    kind_column = (
+        batch.column(ROW_KIND_COLUMN).combine_chunks()
+        if ROW_KIND_COLUMN in batch.column_names
+        else None
+    )
+    kinds = parse_row_kinds(kind_column, n)
+    keep = apply_row_rules(table, kinds, schema)
+
+    def helper(name: str) -> np.ndarray | None:
+        if name not in batch.column_names:
+            return None
+        return np.asarray(batch.column(name).to_numpy(), dtype=np.int64)
+
+    positions = helper(POSITION_COLUMN)
+    if positions is None:
+        positions = np.arange(n, dtype=np.int64)
+    buckets, assigners = helper(BUCKET_COLUMN), helper(ASSIGNER_COLUMN)
+    if keep.all():
+        return Input(table, kinds, positions, buckets, assigners)
+    mask = pa.array(keep)
+    return Input(
+        table.filter(mask),
+        kinds[keep],
+        positions[keep],
+        None if buckets is None else buckets[keep],
+        None if assigners is None else assigners[keep],
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Routing (rule 2)
+# --------------------------------------------------------------------------------------------
+
+
+def compute_fixed_buckets(table: pa.Table, schema: TableSchema) -> np.ndarray:
+    names = schema.bucket_keys
+    by_name = {f.name: f for f in schema.fields}
+    columns = [table.column(n).combine_chunks() for n in names]
+    hashes = compute_key_hashes(columns, [by_name[n].type for n in names])
+    function = schema.options.get("bucket-function.type", "default").lower()
+    if function == "mod":
+        if len(names) != 1 or by_name[names[0]].type.root not in (
+            t.TypeRoot.INTEGER,
+            t.TypeRoot.BIGINT,
+        ):
+            raise InvalidOptionError("bucket-function.type", function, "needs one INT/BIGINT key")
+        values = columns[0].fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+        return np.asarray(np.mod(values, schema.core_options.bucket), dtype=np.int64)
+    if function != "default":
+        raise UnsupportedFeature(f"bucket function '{function}' is not implemented")
+    return compute_buckets(hashes, schema.core_options.bucket).astype(np.int64)
+
+
+def compute_trimmed_key_hashes(table: pa.Table, schema: TableSchema) -> np.ndarray:
+    by_name = {f.name: f for f in schema.fields}
+    names = schema.trimmed_primary_keys
+    columns = [table.column(n).combine_chunks() for n in names]
+    return compute_key_hashes(columns, [by_name[n].type for n in names])
+
+
+def _java_remainder(dividend: np.ndarray, divisor: int) -> np.ndarray:
+    return np.asarray(np.fmod(dividend.astype(np.int64), divisor))
+
+
+def compute_assigners(
+    partition_hashes: np.ndarray, key_hashes: np.ndarray, assigners: int
+) -> np.ndarray:
+    """Java ``BucketAssigner.computeAssigner`` for every row."""
+    start = np.abs(_java_remainder(partition_hashes, assigners))
+    offset = np.abs(_java_remainder(key_hashes, assigners))
+    return np.asarray((start + offset) % assigners)
+
+
+# --------------------------------------------------------------------------------------------
+# Dynamic buckets (``reference.store.bucket_assign`` rules 3 and 4)
+# --------------------------------------------------------------------------------------------
+
+
+def java_hash_map_capacity(capacity: int, size: int) -> int:
+    while size > capacity * LOAD_FACTOR:
+        capacity *= 2
+    return capacity
+
+
+@dataclass
+class PartitionIndex:
+    """One assigner's view of one partition: owned hashes, candidate buckets (insertion order)
+    and every bucket id in use."""
+
+    hash_to_bucket: dict[int, int]
+    counts: dict[int, int]
+    buckets: set[int]
+    capacity: int
+    size: int
+
+
+def load_partition_index(
+    index_files: Mapping[int, np.ndarray],
+    assigner: int,
+    partition_hash: int,
+    options: DynamicOptions,
+) -> PartitionIndex:
+    hash_to_bucket: dict[int, int] = {}
+    counts: dict[int, int] = {}
+    for bucket, hashes in index_files.items():
+        owners = compute_assigners(
+            np.full(len(hashes), partition_hash, dtype=np.int64), hashes, options.assigners
+        )
+        for value in hashes[owners == assigner].tolist():
+            hash_to_bucket[value] = bucket
+        if bucket % options.assigners == assigner % options.assigners:
+            counts[bucket] = len(hashes)
+    capacity = java_hash_map_capacity(JAVA_HASH_MAP_INITIAL_CAPACITY, len(counts))
+    return PartitionIndex(hash_to_bucket, counts, set(counts), capacity, len(counts))
+
+
+def _new_bucket(index: PartitionIndex, assigner: int, options: DynamicOptions) -> int | None:
+    limit = JAVA_SHORT_MAX if options.max_buckets == -1 else options.max_buckets
+    for bucket in range(limit):
+        if bucket % options.assigners == assigner % options.assigners and (
+            bucket not in index.buckets
+        ):
+            return bucket
+    return None
+
+
+def assign_new_hashes(
+    index: PartitionIndex, new_hashes: Sequence[int], assigner: int, options: DynamicOptions
+) -> None:
+    """Give each new hash (first-seen order) a bucket, filling candidates in Java ``HashMap``
+    order, opening the smallest owned unused bucket when none has room."""
+    pending = list(new_hashes)
+    while pending:
+        taken = False
+        for bucket in sorted(index.counts, key=lambda b: b & (index.capacity - 1)):
+            room = options.target_row_num - index.counts[bucket]
+            if room <= 0:
+                del index.counts[bucket]
+                index.size -= 1
+                continue
+            chunk, pending = pending[:room], pending[room:]
+            index.counts[bucket] += len(chunk)
+            index.hash_to_bucket.update((h, bucket) for h in chunk)
+            taken = True
+            break
+        if taken:
+            continue
+        opened = _new_bucket(index, assigner, options)
+        if opened is None:
+            if options.max_buckets == -1:
+                raise SpecViolation(
+                    f"more than {JAVA_SHORT_MAX} dynamic buckets", code="TOO_MANY_BUCKETS"
+                )
+            fallback = min(index.buckets)
+            index.hash_to_bucket.update((h, fallback) for h in pending)
+            return
+        index.counts[opened] = 1
+        index.buckets.add(opened)
+        index.size += 1
+        index.capacity = java_hash_map_capacity(index.capacity, index.size)
+        index.hash_to_bucket[pending[0]] = opened
+        pending = pending[1:]
+
+
+def assign_dynamic(
+    hashes: np.ndarray,
+    index_files: Mapping[int, np.ndarray],
+    assigner: int,
+    partition_hash: int,
+    options: DynamicOptions,
+) -> np.ndarray:
+    """The buckets of one (partition, assigner)'s rows, in arrival order."""
+    index = load_partition_index(index_files, assigner, partition_hash, options)
+    unique, first = np.unique(hashes, return_index=True)
+    ordered = unique[np.argsort(first, kind="stable")].tolist()
+    new = [h for h in ordered if h not in index.hash_to_bucket]
+    assign_new_hashes(index, new, assigner, options)
+    keys = np.array(sorted(index.hash_to_bucket), dtype=np.int64)
+    values = np.array([index.hash_to_bucket[k] for k in keys.tolist()], dtype=np.int64)
+    return np.asarray(values[np.searchsorted(keys, hashes)])
+
+
+def _fastutil_mix(value: int) -> int:
+    mixed = (value * FASTUTIL_PHI) & INT32_MASK
+    return mixed ^ (mixed >> 16)
+
+
+def _fastutil_size(expected: int) -> int:
+    needed = -(-expected * 4 // 3)
+    return max(2, 1 << max(needed - 1, 0).bit_length())
+
+
+def _fastutil_max_fill(size: int) -> int:
+    return min(-(-size * 3 // 4), size - 1)
+
+
+def _fastutil_place(table: list[int], value: int) -> None:
+    mask = len(table) - 1
+    position = _fastutil_mix(value) & mask
+    while table[position] != 0:
+        position = (position + 1) & mask
+    table[position] = value
+
+
+def int_hash_set_order(values: Iterable[int], expected: int) -> list[int]:
+    """Iteration order of fastutil's ``IntOpenHashSet(expected)`` after adding ``values``."""
+    table = [0] * _fastutil_size(expected)
+    max_fill = _fastutil_max_fill(len(table))
+    seen: set[int] = set()
+    has_zero = False
+    for value in values:
+        if value in seen:
+            continue
+        seen.add(value)
+        if value == 0:
+            has_zero = True
+        else:
+            _fastutil_place(table, value & INT32_MASK)
+        if len(seen) - 1 >= max_fill:
+            old = [v for v in reversed(table) if v != 0]
+            table = [0] * _fastutil_size(len(seen) + 1)
+            max_fill = _fastutil_max_fill(len(table))
+            for moved in old:
+                _fastutil_place(table, moved)
+    ordered = [v - (1 << 32) if v >= 1 << 31 else v for v in reversed(table) if v != 0]
+    return [0, *ordered] if has_zero else ordered
+
+
+# --------------------------------------------------------------------------------------------
+# Writing one task's rows
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TaskWriter:
+    """The state of one task's write: storage, plan, names (one uuid, shared counters)."""
+
+    file_io: FileIO
+    plan: WritePlan
+    schema: TableSchema
+    task_id: int
+    writer_uuid: str = field(default_factory=lambda: str(uuid.uuid4()))
+    counter: itertools.count[int] = field(default_factory=itertools.count)
+    index_counter: itertools.count[int] = field(default_factory=itertools.count)
+    creation_time: Timestamp = field(default_factory=compute_creation_time)
+
+    def name(self, kind: FileKindPlan) -> str:
+        return compute_data_file_name(
+            kind.prefix, self.writer_uuid, next(self.counter), kind.extension
+        )
+
+    def index_name(self) -> str:
+        return compute_meta_file_name(
+            MetaFileKind.INDEX, self.writer_uuid, next(self.index_counter)
+        )
+
+    @property
+    def context(self) -> MetaContext:
+        return MetaContext(self.schema.id, WRITE_LEVEL, FileSource.APPEND, self.creation_time)
+
+
+@dataclass(frozen=True)
+class BucketGroup:
+    """The rows of one (partition, bucket), in arrival order."""
+
+    partition: tuple[Any, ...]
+    partition_bytes: bytes
+    bucket: int
+    rows: np.ndarray
+
+
+def group_rows(
+    table: pa.Table, buckets: np.ndarray, positions: np.ndarray, schema: TableSchema
+) -> list[BucketGroup]:
+    """Rows grouped by (partition, bucket), each group in arrival order."""
+    n = table.num_rows
+    keys = {name: table.column(name) for name in schema.partition_keys}
+    keys["__bucket"] = pa.array(buckets)
+    keys["__row"] = pa.array(np.arange(n))
+    grouped = (
+        pa.table(keys)
+        .group_by([*schema.partition_keys, "__bucket"], use_threads=False)
+        .aggregate([("__row", "list")])
+    )
+    partition_fields = list(schema.partition_type.fields)
+    partition_types = [f.type for f in partition_fields]
+
+    partitions = arrow_to_rows(grouped.select(list(schema.partition_keys)), partition_fields)
+    groups = []
+    for index, rows in enumerate(grouped.column("__row_list").to_pylist()):
+        rows_array = np.asarray(rows, dtype=np.int64)
+        rows_array = rows_array[np.argsort(positions[rows_array], kind="stable")]
+        partition = tuple(partitions[index])
+        groups.append(
+            BucketGroup(
+                partition,
+                serialize_binary_row(partition, partition_types),
+                int(grouped.column("__bucket")[index].as_py()),
+                rows_array,
+            )
+        )
+    return groups
+
+
+def first_sequence(writer: TaskWriter, group: BucketGroup, stride_tasks: bool) -> int:
+    plan = writer.plan
+    if plan.mode is BucketMode.UNAWARE:
+        return 0
+    base = plan.max_sequences.get((group.partition_bytes, group.bucket), NO_SEQUENCE) + 1
+    return base + (writer.task_id * SEQUENCE_STRIDE if stride_tasks else 0)
+
+
+def compute_key_value_table(records: pa.Table, schema: TableSchema, kv: KeyValueLayout) -> pa.Table:
+    """The physical rows of primary-key files: ``_KEY_`` copies, sequence, kind, values."""
+    columns: list[pa.Array] = []
+    names: list[str] = []
+    if not kv.thin:
+        for key in kv.key_names:
+            columns.append(records.column(key))
+            names.append(f"_KEY_{key}")
+    columns += [records.column(SEQUENCE_COLUMN), records.column(KIND_COLUMN)]
+    names += [SEQUENCE_NUMBER_FIELD.name, VALUE_KIND_FIELD.name]
+    for data_field in schema.fields:
+        columns.append(records.column(data_field.name))
+        names.append(data_field.name)
+    return pa.Table.from_arrays(columns, names=names)
+
+
+def write_key_value_files(
+    writer: TaskWriter,
+    directory: str,
+    merged: pa.Table,
+    ends: np.ndarray,
+    raw: pa.Table | None,
+) -> tuple[list[DataFileMeta], list[DataFileMeta]]:
+    """Data files of ``merged`` and changelog files of ``raw``, named in Java's opening order:
+    raw record ``i`` is read at ``(i, 0)``, merged record ``j`` written at
+    ``(min(ends[j] + 1, last raw), 1)``."""
+    plan, schema = writer.plan, writer.schema
+    assert plan.kv_layout is not None
+    kv = plan.kv_layout
+    total_raw = len(ends) and int(ends[-1]) + 1
+    planned: list[tuple[tuple[int, int], bool, int, int, bytes, pa.Table]] = []
+    data_table = compute_key_value_table(merged, schema, kv)
+    for start, end, data in compute_rolled_files(data_table, plan.data.settings):
+        opened = (min(int(ends[start]) + 1, total_raw - 1), 1)
+        planned.append((opened, False, start, end, data, data_table))
+    if raw is not None and plan.changelog is not None:
+        raw_table = compute_key_value_table(raw, schema, kv)
+        for start, end, data in compute_rolled_files(raw_table, plan.changelog.settings):
+            planned.append(((start, 0), True, start, end, data, raw_table))
+    written: dict[bool, list[DataFileMeta]] = {False: [], True: []}
+    for _, is_changelog, start, end, data, table in sorted(planned, key=lambda p: p[0]):
+        kind = plan.changelog if is_changelog else plan.data
+        assert kind is not None
+        name = writer.name(kind)
+        write_file(writer.file_io, directory, name, data)
+        written[is_changelog].append(
+            compute_key_value_meta(
+                table.slice(start, end - start),
+                name,
+                len(data),
+                settings=kind.settings,
+                kv_layout=kv,
+                context=writer.context,
+            )
+        )
+    return written[False], written[True]
+
+
+def write_group(
+    writer: TaskWriter, data: Input, group: BucketGroup, stride_tasks: bool
+) -> DataIncrement:
+    """The files of one (partition, bucket)."""
+    plan, schema = writer.plan, writer.schema
+    directory = compute_bucket_dir(plan.table_root, schema, group.partition, group.bucket)
+    rows = pa.array(group.rows)
+    values = data.table.take(rows)
+    first = first_sequence(writer, group, stride_tasks)
+    if not schema.is_primary_key_table:
+        metas = write_append_files(
+            writer.file_io,
+            directory,
+            values,
+            settings=plan.data.settings,
+            first_sequence=first,
+            context=writer.context,
+            names=lambda: writer.name(plan.data),
+        )
+        return DataIncrement(new_files=tuple(metas))
+    n = len(group.rows)
+    records = values.append_column(
+        SEQUENCE_COLUMN, pa.array(np.arange(first, first + n, dtype=np.int64))
+    )
+    records = records.append_column(KIND_COLUMN, pa.array(data.kinds[group.rows]))
+    records = records.append_column(ORDER_COLUMN, pa.array(np.arange(n)))
+    reduced = reduce_records(records, compute_merge_config(schema))
+    raw = reduced.raw if plan.changelog is not None else None
+    new_files, changelog = write_key_value_files(
+        writer, directory, reduced.merged, reduced.ends, raw
+    )
+    return DataIncrement(new_files=tuple(new_files), changelog_files=tuple(changelog))
+
+
+def read_hash_index_file(file_io: FileIO, table_root: str, meta: IndexFileMeta) -> np.ndarray:
+    path = meta.external_path or layout.index_file_path(table_root, meta.file_name)
+    with naming_file(path):
+        return np.asarray(decode_hash_index(file_io.read_bytes(path)), dtype=np.int64)
+
+
+def route_dynamic(
+    writer: TaskWriter, data: Input
+) -> tuple[np.ndarray, dict[tuple[bytes, int], tuple[list[int], list[int]]]]:
+    """Rule 2 for dynamic buckets: every row's bucket and, per (partition, bucket) written,
+    the old and new hashes of its index."""
+    plan, schema = writer.plan, writer.schema
+    assert plan.dynamic is not None
+    options = plan.dynamic
+    key_hashes = compute_trimmed_key_hashes(data.table, schema).astype(np.int64)
+    partition_rows, partition_ids = distinct_partitions(data.table, schema)
+    partition_types = [f.type for f in schema.partition_type.fields]
+    partition_bytes = [serialize_binary_row(p, partition_types) for p in partition_rows]
+    partition_hashes = np.array(
+        [compute_row_hash(p, partition_types) for p in partition_rows], dtype=np.int64
+    )
+    row_partition_hashes = partition_hashes[partition_ids]
+    assigners = compute_assigners(row_partition_hashes, key_hashes, options.assigners)
+    buckets = np.zeros(data.table.num_rows, dtype=np.int64)
+    order = np.argsort(data.positions, kind="stable")
+    stored: dict[tuple[bytes, int], np.ndarray] = {}
+    for (identity, bucket), meta in plan.hash_index.items():
+        if identity in partition_bytes:
+            stored[identity, bucket] = read_hash_index_file(writer.file_io, plan.table_root, meta)
+    for pid, identity in enumerate(partition_bytes):
+        files = {b: h for (i, b), h in stored.items() if i == identity}
+        for assigner in np.unique(assigners[partition_ids == pid]).tolist():
+            rows = order[(partition_ids[order] == pid) & (assigners[order] == assigner)]
+            buckets[rows] = assign_dynamic(
+                key_hashes[rows], files, assigner, int(partition_hashes[pid]), options
+            )
+    changes: dict[tuple[bytes, int], tuple[list[int], list[int]]] = {}
+    for pid, identity in enumerate(partition_bytes):
+        rows = order[partition_ids[order] == pid]
+        for bucket in np.unique(buckets[rows]).tolist():
+            new = key_hashes[rows[buckets[rows] == bucket]].tolist()
+            old = stored.get((identity, bucket))
+            changes[identity, bucket] = ([] if old is None else old.tolist(), new)
+    return buckets, changes
+
+
+def distinct_partitions(
+    table: pa.Table, schema: TableSchema
+) -> tuple[list[tuple[Any, ...]], np.ndarray]:
+    """The distinct partition rows of ``table`` and each row's partition number."""
+    if not schema.partition_keys:
+        return [()], np.zeros(table.num_rows, dtype=np.int64)
+
+    keys = {name: table.column(name) for name in schema.partition_keys}
+    keys["__row"] = pa.array(np.arange(table.num_rows))
+    grouped = (
+        pa.table(keys)
+        .group_by(list(schema.partition_keys), use_threads=False)
+        .aggregate([("__row", "list")])
+    )
+    fields = list(schema.partition_type.fields)
+    rows = [tuple(r) for r in arrow_to_rows(grouped.select(list(schema.partition_keys)), fields)]
+    ids = np.zeros(table.num_rows, dtype=np.int64)
+    for number, members in enumerate(grouped.column("__row_list").to_pylist()):
+        ids[np.asarray(members, dtype=np.int64)] = number
+    return rows, ids
+
+
+def write_index_increment(
+    writer: TaskWriter, identity: bytes, bucket: int, hashes: tuple[list[int], list[int]]
+) -> IndexIncrement:
+    """Rule 4: a bucket whose index gains a hash gets a new index file replacing the old."""
+    old, new = hashes
+    if set(new) <= set(old):
+        return IndexIncrement()
+    previous = writer.plan.hash_index.get((identity, bucket))
+    expected = len(old) if previous is not None else FASTUTIL_DEFAULT_EXPECTED
+    ordered = int_hash_set_order([*old, *new], expected)
+    data = encode_hash_index(ordered)
+    name = writer.index_name()
+    writer.file_io.write_bytes(layout.index_file_path(writer.plan.table_root, name), data)
+    meta = IndexFileMeta(HASH_INDEX_TYPE, name, len(data), len(ordered))
+    deleted = (previous,) if previous is not None else ()
+    return IndexIncrement(new_index_files=(meta,), deleted_index_files=deleted)
+
+
+def write_task(
+    file_io: FileIO, plan: WritePlan, batch: pa.Table, task_id: int = 0
+) -> list[CommitMessage]:
+    """Rules 1-5 for the rows one task received: one commit message per (partition, bucket)."""
+    schema = plan.schema
+    data = read_input(batch, schema)
+    writer = TaskWriter(file_io, plan, schema, task_id)
+    if data.table.num_rows == 0:
+        return []
+    index_changes: dict[tuple[bytes, int], tuple[list[int], list[int]]] = {}
+    stride_tasks = False
+    if plan.mode is BucketMode.UNAWARE:
+        buckets = np.zeros(data.table.num_rows, dtype=np.int64)
+    elif plan.mode is BucketMode.FIXED:
+        buckets = (
+            data.buckets if data.buckets is not None else compute_fixed_buckets(data.table, schema)
+        )
+        stride_tasks = data.buckets is None
+    else:
+        if data.assigners is None:
+            raise UnsupportedFeature(
+                "dynamic-bucket tables are written through spark_impl.write_table "
+                "(rows must reach the writers grouped by partition and assigner)"
+            )
+        buckets, index_changes = route_dynamic(writer, data)
+    messages = []
+    for group in group_rows(data.table, buckets, data.positions, schema):
+        increment = write_group(writer, data, group, stride_tasks)
+        index = (
+            write_index_increment(
+                writer,
+                group.partition_bytes,
+                group.bucket,
+                index_changes[group.partition_bytes, group.bucket],
+            )
+            if plan.mode is BucketMode.DYNAMIC
+            else IndexIncrement()
+        )
+        message = CommitMessage(
+            group.partition_bytes, group.bucket, plan.total_buckets, increment, index=index
+        )
+        if plan.base is not None and not stride_tasks:
+            message = compact_written(writer, message)
+        messages.append(message)
+    return messages
+
+
+def decode_partition(partition_bytes: bytes, schema: TableSchema) -> tuple[Any, ...]:
+    return tuple(
+        deserialize_binary_row(partition_bytes, [f.type for f in schema.partition_type.fields])
+    )
+
+
+def is_compacted_after_write(schema: TableSchema) -> bool:
+    """Java's writers pick a compaction after each flush of a primary-key table (not
+    ``write-only``) and its batch commit waits for it."""
+    return schema.is_primary_key_table and not schema.core_options.write_only
+
+
+def plan_write(
+    file_io: FileIO, table_root: str, fs_options: Mapping[str, str], *, overwrite: bool
+) -> WritePlan:
+    """Driver side: the latest schema and the base snapshot's sequence numbers, HASH index and
+    files (an overwrite starts from an empty table, as Java's writer does)."""
+
+    table_root = table_root.rstrip("/")
+    schema = commit.read_latest_schema(file_io, table_root)
+    schema_json = read_schema_json(file_io, table_root, schema.id)
+    latest = None if overwrite else commit.read_latest_snapshot(file_io, table_root)
+    live = commit.read_live_entries(file_io, table_root, latest)
+    index_entries = commit.read_index_entries(file_io, table_root, latest)
+    hash_index = {
+        (entry.partition, entry.bucket): entry.index_file
+        for entry in index_entries
+        if entry.index_file.index_type == HASH_INDEX_TYPE
+    }
+    files: dict[tuple[bytes, int], tuple[DataFileMeta, ...]] = {}
+    for entry in live:
+        key = (entry.partition, entry.bucket)
+        files[key] = (*files.get(key, ()), entry.file)
+    vectors: dict[tuple[bytes, int], tuple[IndexFileMeta, ...]] = {}
+    for index_entry in index_entries:
+        if index_entry.index_file.index_type == DELETION_VECTORS_INDEX_TYPE:
+            key = (index_entry.partition, index_entry.bucket)
+            vectors[key] = (*vectors.get(key, ()), index_entry.index_file)
+    schema_ids = {f.schema_id for group in files.values() for f in group} | {schema.id}
+    jsons = {i: read_schema_json(file_io, table_root, i) for i in schema_ids}
+    return create_write_plan(
+        table_root,
+        schema_json,
+        fs_options,
+        overwrite=overwrite,
+        max_sequences=commit.max_sequence_numbers(live),
+        hash_index=hash_index,
+        base=BaseFiles(files, vectors, jsons),
+    )
+
+
+def compact_written(writer: TaskWriter, message: CommitMessage) -> CommitMessage:
+    """The compaction a Java writer runs on its bucket after the flush, added to ``message``."""
+    from spark_impl.compact import BucketJob, compact_bucket, compaction_options  # noqa: PLC0415
+
+    plan, schema = writer.plan, writer.schema
+    assert plan.base is not None
+    key = (message.partition, message.bucket)
+    rounds = (True, False) if compaction_options(schema).full_rounds else (False,)
+    job = BucketJob(
+        table_root=plan.table_root,
+        schema_json=plan.schema_json,
+        file_schema_jsons={**plan.base.schema_jsons, schema.id: plan.schema_json},
+        partition=decode_partition(message.partition, schema),
+        partition_bytes=message.partition,
+        bucket=message.bucket,
+        total_buckets=message.total_buckets,
+        files=plan.base.files.get(key, ()) + message.data.new_files,
+        vector_files=plan.base.vector_files.get(key, ()),
+        rounds=rounds,
+    )
+    compacted = compact_bucket(writer.file_io, job)
+    if compacted is None:
+        return message
+    return replace(
+        message,
+        compaction=compacted.compaction,
+        index=IndexIncrement(
+            message.index.new_index_files + compacted.index.new_index_files,
+            message.index.deleted_index_files + compacted.index.deleted_index_files,
+        ),
+    )
