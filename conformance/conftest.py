@@ -2,6 +2,11 @@
 
 ``third_party`` points at ``../shared/third-party`` (Java-written tables beside the checkout); a
 user's clone does not have it, so tests using it skip with that reason.
+
+Hypothesis profiles: ``ci`` (the default) draws the same examples on every run
+(``derandomize``), so a green suite stays green and a red one reproduces; timing checks are
+off because CI machines are small and shared. ``explore`` draws fresh random examples:
+``HYPOTHESIS_PROFILE=explore python -m pytest``.
 """
 
 from __future__ import annotations
@@ -10,6 +15,12 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+_RELAXED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("ci", derandomize=True, **_RELAXED)
+settings.register_profile("explore", **_RELAXED)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = PROJECT_ROOT / "fixtures"

@@ -844,7 +844,7 @@ def _content(path: Path, relative: str) -> Any:
         return _normalized_record(records, frozenset(volatile))
     none: frozenset[str] = frozenset()
     if path.suffix == ".parquet":
-        return _normalized_record(pq.read_table(path).to_pylist(), none)
+        return _normalized_record(pq.ParquetFile(path).read().to_pylist(), none)
     if path.suffix == ".orc":
         return _normalized_record(orc.read_table(path).to_pylist(), none)
     if path.suffix == ".avro":

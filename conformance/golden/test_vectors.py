@@ -21,8 +21,8 @@ import pytest
 
 from conformance.golden import vectors as golden
 from conformance.java.values import decode_value
+from reference.spec import avro_container, bucket, hash_index
 from reference.spec import binary_row as br
-from reference.spec import bucket, hash_index
 from reference.spec import deletion_vector as dv
 from reference.spec import manifest as m
 from reference.spec import types as t
@@ -259,7 +259,7 @@ def test_avro_manifest_files_encode_byte_identically(item: tuple[str, dict[str, 
     data = bytes.fromhex(file["bytes"])
     avro = m.ManifestFormat.AVRO
     records = DECODE[file["kind"]](data, avro)
-    sync = m.decode_avro_header(data).sync_marker
+    sync = avro_container.decode_avro_header(data).sync_marker
     assert ENCODE[file["kind"]](records, avro, avro_sync_marker=sync) == data
 
 

@@ -37,6 +37,7 @@ from reference.merge.aggregate_functions import (
     field_option_key,
     primary_key_aggregator,
 )
+from reference.merge.fold import MergeFold, fold_records
 from reference.spec import types as t
 from reference.spec.data import Row, RowKind
 from reference.spec.key_value import KeyValue
@@ -179,26 +180,11 @@ def compute_aggregation_result(state: AggregationState) -> KeyValue | None:
     return KeyValue(state.latest.key, state.latest.sequence_number, kind, values)
 
 
+AGGREGATION_FOLD = MergeFold(
+    initial_aggregation_state, apply_aggregation, compute_aggregation_result
+)
+
+
 def merge_aggregation(records: Sequence[KeyValue], config: AggregationConfig) -> KeyValue | None:
     """Merge the records of one key, oldest first; ``None`` only for no records."""
-    state = initial_aggregation_state(config)
-    for kv in records:
-        state = apply_aggregation(state, kv, config)
-    return compute_aggregation_result(state)
-
-
-class AggregationMergeFunction:
-    """Incremental form (``reset``/``add``/``result``) of :func:`merge_aggregation`."""
-
-    def __init__(self, config: AggregationConfig) -> None:
-        self.config = config
-        self.state = initial_aggregation_state(config)
-
-    def reset(self) -> None:
-        self.state = initial_aggregation_state(self.config)
-
-    def add(self, kv: KeyValue) -> None:
-        self.state = apply_aggregation(self.state, kv, self.config)
-
-    def result(self) -> KeyValue | None:
-        return compute_aggregation_result(self.state)
+    return fold_records(records, AGGREGATION_FOLD, config)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from reference.merge.fold import MergeFold, fold_records
 from reference.spec.key_value import KeyValue
 
 
@@ -21,25 +22,24 @@ def is_skipped_record(kv: KeyValue, ignore_delete: bool) -> bool:
     return ignore_delete and kv.kind.is_retract
 
 
+def apply_deduplicate(
+    latest: KeyValue | None, kv: KeyValue, ignore_delete: bool
+) -> KeyValue | None:
+    """Fold one record into the kept newest record: it replaces it unless it is skipped."""
+    return latest if is_skipped_record(kv, ignore_delete) else kv
+
+
+def _no_record(ignore_delete: bool) -> KeyValue | None:
+    return None
+
+
+def _kept_record(kept: KeyValue | None) -> KeyValue | None:
+    return kept
+
+
+DEDUPLICATE_FOLD = MergeFold(_no_record, apply_deduplicate, _kept_record)
+
+
 def merge_deduplicate(records: Sequence[KeyValue], ignore_delete: bool = False) -> KeyValue | None:
     """The newest kept record of one key (records oldest first), or ``None`` if none is kept."""
-    kept = [kv for kv in records if not is_skipped_record(kv, ignore_delete)]
-    return kept[-1] if kept else None
-
-
-class DeduplicateMergeFunction:
-    """Incremental form (``reset``/``add``/``result``) of :func:`merge_deduplicate`."""
-
-    def __init__(self, ignore_delete: bool = False) -> None:
-        self.ignore_delete = ignore_delete
-        self.latest: KeyValue | None = None
-
-    def reset(self) -> None:
-        self.latest = None
-
-    def add(self, kv: KeyValue) -> None:
-        if not is_skipped_record(kv, self.ignore_delete):
-            self.latest = kv
-
-    def result(self) -> KeyValue | None:
-        return self.latest
+    return fold_records(records, DEDUPLICATE_FOLD, ignore_delete)

@@ -39,17 +39,18 @@ from reference.merge.aggregate_functions import (
     parse_java_boolean,
 )
 from reference.merge.aggregation import (
+    AGGREGATION_FOLD,
     AggregationConfig,
-    AggregationMergeFunction,
     compute_aggregation_config,
     merge_aggregation,
 )
-from reference.merge.deduplicate import DeduplicateMergeFunction, merge_deduplicate
-from reference.merge.first_row import FirstRowMergeFunction, merge_first_row
+from reference.merge.deduplicate import DEDUPLICATE_FOLD, merge_deduplicate
+from reference.merge.first_row import FIRST_ROW_FOLD, merge_first_row
+from reference.merge.fold import FoldMergeFunction
 from reference.merge.java_semantics import compute_decimal_from_unscaled, is_integer_in_range
 from reference.merge.partial_update import (
+    PARTIAL_UPDATE_FOLD,
     PartialUpdateConfig,
-    PartialUpdateMergeFunction,
     compute_partial_update_config,
     merge_partial_update,
     split_java,
@@ -397,12 +398,12 @@ def merge(records: Sequence[KeyValue], setup: MergeSetup) -> KeyValue | None:
 def create_merge_function(setup: MergeSetup) -> MergeFunction:
     """A fresh incremental merge function for the engine of ``setup``."""
     if setup.partial_update is not None:
-        return PartialUpdateMergeFunction(setup.partial_update)
+        return FoldMergeFunction(PARTIAL_UPDATE_FOLD, setup.partial_update)
     if setup.aggregation is not None:
-        return AggregationMergeFunction(setup.aggregation)
+        return FoldMergeFunction(AGGREGATION_FOLD, setup.aggregation)
     if setup.engine is MergeEngine.FIRST_ROW:
-        return FirstRowMergeFunction(setup.options.ignore_delete)
-    return DeduplicateMergeFunction(setup.options.ignore_delete)
+        return FoldMergeFunction(FIRST_ROW_FOLD, setup.options.ignore_delete)
+    return FoldMergeFunction(DEDUPLICATE_FOLD, setup.options.ignore_delete)
 
 
 def is_visible(result: KeyValue | None) -> bool:

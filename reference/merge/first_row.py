@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reference.errors import SpecViolation
+from reference.merge.fold import MergeFold, fold_records
 from reference.spec.key_value import KeyValue
 
 RETRACT_REJECTED_ERROR = "MERGE_DELETE_REJECTED"
@@ -39,29 +40,20 @@ def apply_first_row(first: KeyValue | None, kv: KeyValue, ignore_delete: bool) -
     return kv if first is None else first
 
 
+def _no_record(ignore_delete: bool) -> KeyValue | None:
+    return None
+
+
+def _kept_record(kept: KeyValue | None) -> KeyValue | None:
+    return kept
+
+
+FIRST_ROW_FOLD = MergeFold(_no_record, apply_first_row, _kept_record)
+
+
 def merge_first_row(records: Sequence[KeyValue], ignore_delete: bool = False) -> KeyValue | None:
     """The first added record of one key (records oldest first), or ``None`` if there is none.
 
     Every retraction is checked, also one that follows the kept record.
     """
-    first: KeyValue | None = None
-    for kv in records:
-        first = apply_first_row(first, kv, ignore_delete)
-    return first
-
-
-class FirstRowMergeFunction:
-    """Incremental form (``reset``/``add``/``result``) of :func:`merge_first_row`."""
-
-    def __init__(self, ignore_delete: bool = False) -> None:
-        self.ignore_delete = ignore_delete
-        self.first: KeyValue | None = None
-
-    def reset(self) -> None:
-        self.first = None
-
-    def add(self, kv: KeyValue) -> None:
-        self.first = apply_first_row(self.first, kv, self.ignore_delete)
-
-    def result(self) -> KeyValue | None:
-        return self.first
+    return fold_records(records, FIRST_ROW_FOLD, ignore_delete)

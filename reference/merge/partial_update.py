@@ -51,6 +51,7 @@ from reference.merge.aggregate_functions import (
     field_option_key,
     primary_key_aggregator,
 )
+from reference.merge.fold import MergeFold, fold_records
 from reference.merge.sequence import SequenceFields, compare_sequence
 from reference.spec import types as t
 from reference.spec.data import Row, RowKind
@@ -471,28 +472,13 @@ def compute_partial_update_result(state: PartialUpdateState) -> KeyValue | None:
     return KeyValue(state.key, state.sequence_number, kind, values)
 
 
+PARTIAL_UPDATE_FOLD = MergeFold(
+    initial_partial_update_state, apply_partial_update, compute_partial_update_result
+)
+
+
 def merge_partial_update(
     records: Sequence[KeyValue], config: PartialUpdateConfig
 ) -> KeyValue | None:
     """Merge the records of one key, oldest first; ``None`` only for no records."""
-    state = initial_partial_update_state(config)
-    for kv in records:
-        state = apply_partial_update(state, kv, config)
-    return compute_partial_update_result(state)
-
-
-class PartialUpdateMergeFunction:
-    """Incremental form (``reset``/``add``/``result``) of :func:`merge_partial_update`."""
-
-    def __init__(self, config: PartialUpdateConfig) -> None:
-        self.config = config
-        self.state = initial_partial_update_state(config)
-
-    def reset(self) -> None:
-        self.state = initial_partial_update_state(self.config)
-
-    def add(self, kv: KeyValue) -> None:
-        self.state = apply_partial_update(self.state, kv, self.config)
-
-    def result(self) -> KeyValue | None:
-        return compute_partial_update_result(self.state)
+    return fold_records(records, PARTIAL_UPDATE_FOLD, config)

@@ -495,6 +495,27 @@ VALUE_KIND_FIELD = DataField(JAVA_INT_MAX - 2, "_VALUE_KIND", TinyIntType(nullab
 
 SYSTEM_FIELD_NAMES = frozenset({SEQUENCE_NUMBER_FIELD.name, VALUE_KIND_FIELD.name})
 
+STRUCTURED_TYPE_FIELD_ID_BASE = JAVA_INT_MAX // 4
+STRUCTURED_TYPE_FIELD_DEPTH_LIMIT = 1 << 10
+"""Nested parts of a column (list elements, map keys and values) have no id in the schema;
+Java derives one from the column's id and the nesting depth (``SpecialFields``), and writes it
+into Parquet files as the field id of the nested part."""
+
+
+def compute_array_element_field_id(field_id: int, depth: int) -> int:
+    """Id of a list element ``depth`` levels below the column ``field_id``."""
+    return STRUCTURED_TYPE_FIELD_ID_BASE + field_id * STRUCTURED_TYPE_FIELD_DEPTH_LIMIT + depth
+
+
+def compute_map_key_field_id(field_id: int, depth: int) -> int:
+    """Id of a map key ``depth`` levels below the column ``field_id``."""
+    return STRUCTURED_TYPE_FIELD_ID_BASE - field_id * STRUCTURED_TYPE_FIELD_DEPTH_LIMIT - depth
+
+
+def compute_map_value_field_id(field_id: int, depth: int) -> int:
+    """Id of a map value ``depth`` levels below the column ``field_id``."""
+    return compute_array_element_field_id(field_id, depth)
+
 
 def compute_trimmed_primary_keys(
     primary_keys: Sequence[str], partition_keys: Sequence[str]

@@ -92,6 +92,20 @@ from reference.spec.data import (
     Value,
     decimal_from_unscaled,
 )
+from reference.spec.data_file import (
+    compute_array_element_field_id,
+    compute_map_key_field_id,
+    compute_map_value_field_id,
+)
+from reference.spec.format_framing import (
+    MAGIC_PROBE_LENGTH,
+    ORC_MAX_TAIL,
+    PARQUET_FIELD_ID_KEY,
+    PARQUET_TAIL_LENGTH,
+    check_avro_framing,
+    check_orc_framing,
+    check_parquet_framing,
+)
 
 
 class FileFormat(Enum):
@@ -110,28 +124,6 @@ def parse_file_format(name: str) -> FileFormat:
         raise UnsupportedFeature(f"data file format '{name}' is not supported") from None
 
 
-PARQUET_MAGIC = b"PAR1"
-PARQUET_ENCRYPTED_MAGIC = b"PARE"
-PARQUET_MIN_SIZE = 12
-"""Leading magic, footer length (4 bytes) and trailing magic."""
-ORC_MAGIC = b"ORC"
-ORC_MIN_SIZE = len(ORC_MAGIC) + 1
-"""Leading magic and the final postscript-length byte."""
-ORC_MAX_TAIL = 256
-"""The postscript-length byte is one byte, so the postscript and it fit in 256 bytes."""
-ORC_POSTSCRIPT_MAGIC_FIELD = b"\x82\xf4\x03\x03ORC"
-"""Protobuf field 8000 (length-delimited) holding ``ORC``: the end of every postscript."""
-ORC_FOOTER_LENGTH_FIELD = 1
-ORC_METADATA_LENGTH_FIELD = 5
-PROTOBUF_VARINT = 0
-PROTOBUF_LENGTH_DELIMITED = 2
-MAX_VARINT_SHIFT = 63
-AVRO_MAGIC = b"Obj\x01"
-MAGIC_PROBE_LENGTH = 4
-
-PARQUET_FIELD_ID_KEY = b"PARQUET:field_id"
-STRUCTURED_TYPE_FIELD_ID_BASE = (2**31 - 1) // 4
-STRUCTURED_TYPE_FIELD_DEPTH_LIMIT = 1 << 10
 LIST_ELEMENT_NAME = "element"
 MAP_KEY_NAME = "key"
 MAP_VALUE_NAME = "value"
@@ -166,24 +158,6 @@ AVRO_MULTISET_COUNT_TYPE = t.IntType()
 """Java's Avro converter gives the count a *nullable* int."""
 
 UNSUPPORTED_ROOTS = frozenset({t.TypeRoot.VARIANT, t.TypeRoot.BLOB, t.TypeRoot.VECTOR})
-
-
-# --------------------------------------------------------------------------------------------
-# Field ids of nested parts (SpecialFields)
-# --------------------------------------------------------------------------------------------
-
-
-def compute_array_element_field_id(field_id: int, depth: int) -> int:
-    """Id of a list element ``depth`` levels below the field ``field_id``."""
-    return STRUCTURED_TYPE_FIELD_ID_BASE + field_id * STRUCTURED_TYPE_FIELD_DEPTH_LIMIT + depth
-
-
-def compute_map_key_field_id(field_id: int, depth: int) -> int:
-    return STRUCTURED_TYPE_FIELD_ID_BASE - field_id * STRUCTURED_TYPE_FIELD_DEPTH_LIMIT - depth
-
-
-def compute_map_value_field_id(field_id: int, depth: int) -> int:
-    return STRUCTURED_TYPE_FIELD_ID_BASE + field_id * STRUCTURED_TYPE_FIELD_DEPTH_LIMIT + depth
 
 
 # --------------------------------------------------------------------------------------------
@@ -945,76 +919,17 @@ def _head_and_tail(source: DataSource, tail_length: int) -> tuple[bytes, bytes, 
     return data[:MAGIC_PROBE_LENGTH], data[-tail_length:], len(data)
 
 
-def _read_varint(data: bytes, position: int) -> tuple[int, int]:
-    """A protobuf base-128 varint at ``position``: (value, position after it)."""
-    value = shift = 0
-    while True:
-        if position >= len(data) or shift > MAX_VARINT_SHIFT:
-            raise PaimonFormatError("orc postscript: truncated varint")
-        byte = data[position]
-        value |= (byte & 0x7F) << shift
-        position += 1
-        shift += 7
-        if not byte & 0x80:
-            return value, position
-
-
-def decode_orc_postscript_lengths(postscript: bytes) -> tuple[int, int]:
-    """``(footerLength, metadataLength)`` of an ORC postscript (a small uncompressed protobuf
-    message ending with the ``ORC`` magic as field 8000). Only varint and length-delimited
-    fields occur in it."""
-    if not postscript.endswith(ORC_POSTSCRIPT_MAGIC_FIELD):
-        raise PaimonFormatError("orc postscript does not end with the ORC magic")
-    lengths = {ORC_FOOTER_LENGTH_FIELD: 0, ORC_METADATA_LENGTH_FIELD: 0}
-    position = 0
-    while position < len(postscript):
-        key, position = _read_varint(postscript, position)
-        field_number, wire_type = key >> 3, key & 0x7
-        value, position = _read_varint(postscript, position)
-        if wire_type == PROTOBUF_LENGTH_DELIMITED:
-            position += value
-        elif wire_type != PROTOBUF_VARINT:
-            raise PaimonFormatError(f"orc postscript: unexpected wire type {wire_type}")
-        if field_number in lengths:
-            lengths[field_number] = value
-    if position != len(postscript):
-        raise PaimonFormatError("orc postscript: a field runs past its end")
-    return lengths[ORC_FOOTER_LENGTH_FIELD], lengths[ORC_METADATA_LENGTH_FIELD]
-
-
-def _check_orc_tail(tail: bytes, size: int) -> None:
-    """The last byte is the postscript length; the postscript, footer and metadata must fit."""
-    postscript_length = tail[-1]
-    if postscript_length == 0 or postscript_length + 1 > min(size, len(tail)):
-        raise PaimonFormatError(f"orc postscript length {postscript_length} does not fit")
-    postscript = tail[-1 - postscript_length : -1]
-    footer_length, metadata_length = decode_orc_postscript_lengths(postscript)
-    needed = len(ORC_MAGIC) + metadata_length + footer_length + postscript_length + 1
-    if needed > size:
-        raise PaimonFormatError(f"orc file truncated: its tail needs {needed} of {size} bytes")
-
-
 def check_data_file_magic(source: DataSource, fmt: FileFormat) -> None:
     """Raise :class:`PaimonFormatError` unless ``source`` starts (and for Parquet ends) with
     its format's magic bytes and is long enough to hold a footer."""
-    head, tail, size = _head_and_tail(source, ORC_MAX_TAIL if fmt is FileFormat.ORC else 4)
+    tail_length = ORC_MAX_TAIL if fmt is FileFormat.ORC else PARQUET_TAIL_LENGTH
+    head, tail, size = _head_and_tail(source, tail_length)
     if fmt is FileFormat.PARQUET:
-        if size < PARQUET_MIN_SIZE:
-            raise PaimonFormatError(f"parquet file truncated: {size} bytes")
-        if head != PARQUET_MAGIC:
-            raise PaimonFormatError(f"bad parquet magic {head!r}")
-        if tail == PARQUET_ENCRYPTED_MAGIC:
-            raise UnsupportedFeature("encrypted parquet footers are not supported")
-        if tail != PARQUET_MAGIC:
-            raise PaimonFormatError(f"parquet file truncated: no trailing magic (ends {tail!r})")
+        check_parquet_framing(head, tail, size)
     elif fmt is FileFormat.ORC:
-        if size < ORC_MIN_SIZE:
-            raise PaimonFormatError(f"orc file truncated: {size} bytes")
-        if head[: len(ORC_MAGIC)] != ORC_MAGIC:
-            raise PaimonFormatError(f"bad orc magic {head[: len(ORC_MAGIC)]!r}")
-        _check_orc_tail(tail, size)
-    elif head != AVRO_MAGIC:
-        raise PaimonFormatError(f"bad avro magic {head!r}")
+        check_orc_framing(head, tail, size)
+    else:
+        check_avro_framing(head)
 
 
 def _input(source: DataSource) -> Any:

@@ -56,24 +56,17 @@ stream, which no Python code can catch.
 
 from __future__ import annotations
 
-import bz2
 import datetime
-import hashlib
 import io
 import json
-import lzma
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
-import cramjam
-import fastavro
 import pyarrow as pa
 import pyarrow.orc as pa_orc
 import pyarrow.parquet as pa_parquet
-import zstandard
 
 from reference.errors import (
     InvalidOptionError,
@@ -81,8 +74,32 @@ from reference.errors import (
     SpecViolation,
     UnsupportedFeature,
 )
+from reference.spec.avro_container import (
+    TIMESTAMP_MILLIS_PRECISION,
+    compute_avro_codec,
+    compute_avro_field_paths,
+    compute_avro_schema_json,
+    decode_avro_container,
+    encode_avro_container,
+)
 from reference.spec.data import EPOCH_DATETIME, Timestamp
-from reference.spec.data_file import JAVA_INT_MAX, DataFileMeta, FileSource, MetaFileKind
+from reference.spec.data_file import (
+    DataFileMeta,
+    FileSource,
+    MetaFileKind,
+    compute_array_element_field_id,
+)
+from reference.spec.format_framing import (
+    AVRO_MAGIC,
+    MAGIC_PROBE_LENGTH,
+    ORC_MAGIC,
+    ORC_MAX_TAIL,
+    PARQUET_FIELD_ID_KEY,
+    PARQUET_MAGIC,
+    PARQUET_TAIL_LENGTH,
+    check_orc_framing,
+    check_parquet_framing,
+)
 from reference.spec.stats import (
     SIMPLE_STATS_TYPE,
     RowDict,
@@ -125,9 +142,9 @@ def detect_manifest_format(data: bytes) -> ManifestFormat:
     """The format of a manifest file from its leading magic bytes (Avro ``Obj\\x01``, Parquet
     ``PAR1``, ORC ``ORC``), so a reader needs no option to open any table's manifests."""
     for magic, fmt in (
-        (b"Obj\x01", ManifestFormat.AVRO),
-        (b"PAR1", ManifestFormat.PARQUET),
-        (b"ORC", ManifestFormat.ORC),
+        (AVRO_MAGIC, ManifestFormat.AVRO),
+        (PARQUET_MAGIC, ManifestFormat.PARQUET),
+        (ORC_MAGIC, ManifestFormat.ORC),
     ):
         if data.startswith(magic):
             return fmt
@@ -893,329 +910,10 @@ def _invalid(reason: str) -> SpecViolation:
 
 
 # --------------------------------------------------------------------------------------------
-# Avro: schema and object container
-# --------------------------------------------------------------------------------------------
-
-AVRO_NAMESPACE = "org.apache.paimon.avro.generated"
-AVRO_TOP_RECORD_NAME = "record"
-AVRO_MAGIC = b"Obj\x01"
-AVRO_SYNC_SIZE = 16
-AVRO_SYNC_INTERVAL = 64_000
-"""Uncompressed bytes after which a block is written (Java ``DEFAULT_SYNC_INTERVAL``)."""
-AVRO_SCHEMA_KEY = "avro.schema"
-AVRO_CODEC_KEY = "avro.codec"
-AVRO_MAX_VARINT_BYTES = 10
-TIMESTAMP_MILLIS_PRECISION = 3
-
-AVRO_CODECS = frozenset({"null", "deflate", "snappy", "zstandard", "bzip2", "xz"})
-_DEFLATE_DEFAULT_LEVEL = -1
-_RAW_DEFLATE_WINDOW_BITS = -15
-_SNAPPY_CRC_SIZE = 4
-
-
-def _avro_type(data_type: DataType, record_name: str) -> Any:
-    """The Avro schema of ``data_type`` as Java's ``AvroSchemaConverter`` writes it."""
-    body: Any
-    if isinstance(data_type, RowType):
-        fields = []
-        for data_field in data_type.fields:
-            entry: dict[str, Any] = {
-                "name": data_field.name,
-                "type": _avro_type(data_field.type, f"{record_name}_{data_field.name}"),
-            }
-            if data_field.type.nullable:
-                entry["default"] = None
-            fields.append(entry)
-        body = {"type": "record", "name": record_name, "fields": fields}
-    elif isinstance(data_type, ArrayType):
-        body = {"type": "array", "items": _avro_type(data_type.element, record_name)}
-    elif isinstance(data_type, (TinyIntType, SmallIntType, IntType)):
-        body = "int"
-    elif isinstance(data_type, BigIntType):
-        body = "long"
-    elif isinstance(data_type, BooleanType):
-        body = "boolean"
-    elif isinstance(data_type, FloatType):
-        body = "float"
-    elif isinstance(data_type, DoubleType):
-        body = "double"
-    elif isinstance(data_type, VarCharType):
-        body = "string"
-    elif isinstance(data_type, VarBinaryType):
-        body = "bytes"
-    elif isinstance(data_type, TimestampType) and data_type.precision <= TIMESTAMP_MILLIS_PRECISION:
-        body = {"type": "long", "logicalType": "timestamp-millis"}
-    else:
-        raise UnsupportedFeature(f"no manifest Avro mapping for {data_type}")
-    return ["null", body] if data_type.nullable else body
-
-
-def compute_avro_schema(row_type: RowType) -> dict[str, Any]:
-    """The writer schema of a manifest file, as a JSON object in Java's member order."""
-    schema = _avro_type(row_type.copy(False), AVRO_TOP_RECORD_NAME)
-    return {
-        "type": "record",
-        "name": AVRO_TOP_RECORD_NAME,
-        "namespace": AVRO_NAMESPACE,
-        "fields": schema["fields"],
-    }
-
-
-def compute_avro_schema_json(row_type: RowType) -> str:
-    """The ``avro.schema`` text Java writes: compact JSON, members in Avro's order."""
-    return json.dumps(compute_avro_schema(row_type), separators=(",", ":"))
-
-
-def encode_avro_long(value: int) -> bytes:
-    """Avro's zig-zag variable-length encoding of a long."""
-    unsigned = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while unsigned > 0x7F:
-        out.append((unsigned & 0x7F) | 0x80)
-        unsigned >>= 7
-    out.append(unsigned)
-    return bytes(out)
-
-
-def decode_avro_long(data: bytes, position: int) -> tuple[int, int]:
-    """Read one zig-zag varint long at ``position``; returns (value, next position)."""
-    unsigned = 0
-    for index in range(AVRO_MAX_VARINT_BYTES):
-        if position + index >= len(data):
-            raise PaimonFormatError(f"Avro: truncated varint at byte {position}")
-        byte = data[position + index]
-        unsigned |= (byte & 0x7F) << (7 * index)
-        if not byte & 0x80:
-            return (unsigned >> 1) ^ -(unsigned & 1), position + index + 1
-    raise PaimonFormatError(f"Avro: varint longer than {AVRO_MAX_VARINT_BYTES} bytes")
-
-
-def _decode_avro_bytes(data: bytes, position: int, what: str) -> tuple[bytes, int]:
-    length, position = decode_avro_long(data, position)
-    if length < 0 or position + length > len(data):
-        raise PaimonFormatError(f"Avro: {what} of length {length} runs past the end")
-    return data[position : position + length], position + length
-
-
-def compute_avro_codec(compression: str) -> str:
-    """The Avro codec Java uses for a ``manifest.compression`` value.
-
-    ``zstd`` becomes ``zstandard``; any other value is taken as an Avro codec name (Java main
-    ``CodecFactory.fromString``; Java 0.9 used ``snappy`` for every non-zstd value). ``none``
-    is accepted as ``null``.
-    """
-    name = compression.strip().lower()
-    codec = {"zstd": "zstandard", "none": "null", "": "null"}.get(name, name)
-    if codec not in AVRO_CODECS:
-        raise UnsupportedFeature(f"no Avro codec for manifest compression {compression!r}")
-    return codec
-
-
-def _avro_compress(codec: str, data: bytes, zstd_level: int) -> bytes:
-    if codec == "null":
-        return data
-    if codec == "deflate":
-        compressor = zlib.compressobj(
-            _DEFLATE_DEFAULT_LEVEL, zlib.DEFLATED, _RAW_DEFLATE_WINDOW_BITS
-        )
-        return compressor.compress(data) + compressor.flush()
-    if codec == "zstandard":
-        # Java streams the block through a ZstdOutputStream: no content size in the frame.
-        stream = zstandard.ZstdCompressor(level=zstd_level).compressobj()
-        return bytes(stream.compress(data) + stream.flush())
-    if codec == "snappy":
-        crc = zlib.crc32(data).to_bytes(_SNAPPY_CRC_SIZE, "big")
-        return bytes(cramjam.snappy.compress_raw(data)) + crc
-    if codec == "bzip2":
-        return bz2.compress(data)
-    if codec == "xz":
-        return lzma.compress(data, format=lzma.FORMAT_XZ)
-    raise UnsupportedFeature(f"unsupported Avro codec {codec!r}")
-
-
-def _avro_decompress(codec: str, data: bytes) -> bytes:
-    if codec == "null":
-        return data
-    if codec == "deflate":
-        return zlib.decompress(data, _RAW_DEFLATE_WINDOW_BITS)
-    if codec == "zstandard":
-        return bytes(zstandard.ZstdDecompressor().decompressobj().decompress(data))
-    if codec == "snappy":
-        payload, crc = data[:-_SNAPPY_CRC_SIZE], data[-_SNAPPY_CRC_SIZE:]
-        raw = bytes(cramjam.snappy.decompress_raw(payload))
-        if zlib.crc32(raw).to_bytes(_SNAPPY_CRC_SIZE, "big") != crc:
-            raise PaimonFormatError("Avro: snappy block checksum mismatch")
-        return raw
-    if codec == "bzip2":
-        return bz2.decompress(data)
-    if codec == "xz":
-        return lzma.decompress(data)
-    raise UnsupportedFeature(f"unsupported Avro codec {codec!r}")
-
-
-def _encode_avro_metadata(metadata: Sequence[tuple[str, bytes]]) -> bytes:
-    out = encode_avro_long(len(metadata))
-    for key, value in metadata:
-        raw_key = key.encode("utf-8")
-        out += encode_avro_long(len(raw_key)) + raw_key + encode_avro_long(len(value)) + value
-    return out + encode_avro_long(0)
-
-
-def _split_avro_blocks(datums: Sequence[bytes]) -> list[tuple[int, bytes]]:
-    """Group encoded records into blocks the way Java's ``DataFileWriter`` does."""
-    blocks: list[tuple[int, bytes]] = []
-    buffer = bytearray()
-    count = 0
-    for datum in datums:
-        buffer += datum
-        count += 1
-        if len(buffer) >= AVRO_SYNC_INTERVAL:
-            blocks.append((count, bytes(buffer)))
-            buffer, count = bytearray(), 0
-    if count:
-        blocks.append((count, bytes(buffer)))
-    return blocks
-
-
-def encode_avro_container(
-    rows: Sequence[RowDict],
-    schema_json: str,
-    codec: str,
-    *,
-    zstd_level: int = DEFAULT_ZSTD_LEVEL,
-    sync_marker: bytes | None = None,
-) -> bytes:
-    """An Avro object container file of ``rows`` (Avro 1.x spec, "Object Container Files").
-
-    The header metadata is ``avro.schema`` then ``avro.codec`` (the order Java's files have).
-    Without ``sync_marker`` a deterministic one is derived from the content (Java picks a
-    random one), so the function is pure.
-    """
-    if sync_marker is not None and len(sync_marker) != AVRO_SYNC_SIZE:
-        raise ValueError(f"an Avro sync marker has {AVRO_SYNC_SIZE} bytes")
-    parsed = fastavro.parse_schema(json.loads(schema_json))
-    datums = []
-    for row in rows:
-        buffer = io.BytesIO()
-        fastavro.schemaless_writer(buffer, parsed, row)
-        datums.append(buffer.getvalue())
-    if sync_marker is None:
-        digest = hashlib.blake2b(digest_size=AVRO_SYNC_SIZE)
-        digest.update(schema_json.encode("utf-8"))
-        for datum in datums:
-            digest.update(datum)
-        sync_marker = digest.digest()
-    metadata = [(AVRO_SCHEMA_KEY, schema_json.encode("utf-8")), (AVRO_CODEC_KEY, codec.encode())]
-    out = bytearray(AVRO_MAGIC + _encode_avro_metadata(metadata) + sync_marker)
-    for count, block in _split_avro_blocks(datums):
-        payload = _avro_compress(codec, block, zstd_level)
-        out += encode_avro_long(count) + encode_avro_long(len(payload)) + payload + sync_marker
-    return bytes(out)
-
-
-@dataclass(frozen=True)
-class AvroHeader:
-    """The header of an Avro object container file."""
-
-    metadata: dict[str, bytes]
-    sync_marker: bytes
-    body_offset: int
-
-    @property
-    def schema_json(self) -> str:
-        return self.metadata[AVRO_SCHEMA_KEY].decode("utf-8")
-
-    @property
-    def codec(self) -> str:
-        return self.metadata.get(AVRO_CODEC_KEY, b"null").decode("utf-8", errors="replace")
-
-
-def decode_avro_header(data: bytes) -> AvroHeader:
-    """Read magic, metadata map and sync marker; checks each and says what is wrong."""
-    if data[: len(AVRO_MAGIC)] != AVRO_MAGIC:
-        raise PaimonFormatError(f"not an Avro file (magic {data[:4]!r}, expected {AVRO_MAGIC!r})")
-    position = len(AVRO_MAGIC)
-    metadata: dict[str, bytes] = {}
-    while True:
-        count, position = decode_avro_long(data, position)
-        if count == 0:
-            break
-        if count < 0:
-            _, position = decode_avro_long(data, position)
-            count = -count
-        for _ in range(count):
-            key, position = _decode_avro_bytes(data, position, "metadata key")
-            value, position = _decode_avro_bytes(data, position, "metadata value")
-            metadata[key.decode("utf-8", errors="replace")] = value
-    if AVRO_SCHEMA_KEY not in metadata:
-        raise PaimonFormatError("Avro: header has no avro.schema")
-    if position + AVRO_SYNC_SIZE > len(data):
-        raise PaimonFormatError("Avro: truncated header (no sync marker)")
-    sync_marker = data[position : position + AVRO_SYNC_SIZE]
-    return AvroHeader(metadata, sync_marker, position + AVRO_SYNC_SIZE)
-
-
-def decode_avro_container(data: bytes) -> tuple[AvroHeader, list[Any]]:
-    """The header and the records (fastavro values) of an Avro object container file."""
-    header = decode_avro_header(data)
-    try:
-        schema = fastavro.parse_schema(json.loads(header.schema_json))
-    except Exception as error:
-        raise PaimonFormatError(f"Avro: unreadable writer schema ({error})") from None
-    records: list[Any] = []
-    position = header.body_offset
-    while position < len(data):
-        count, position = decode_avro_long(data, position)
-        payload, position = _decode_avro_bytes(data, position, "block")
-        if data[position : position + AVRO_SYNC_SIZE] != header.sync_marker:
-            raise PaimonFormatError(f"Avro: sync marker mismatch after block at byte {position}")
-        position += AVRO_SYNC_SIZE
-        records.extend(_decode_avro_block(header.codec, payload, count, schema))
-    return header, records
-
-
-def _decode_avro_block(codec: str, payload: bytes, count: int, schema: Any) -> list[Any]:
-    if codec not in AVRO_CODECS:
-        raise PaimonFormatError(f"Avro: unknown codec {codec!r}")
-    if count < 0:
-        raise PaimonFormatError(f"Avro: negative record count {count}")
-    try:
-        raw = io.BytesIO(_avro_decompress(codec, payload))
-        records = [fastavro.schemaless_reader(raw, schema, None) for _ in range(count)]
-    except (PaimonFormatError, UnsupportedFeature):
-        raise
-    except Exception as error:
-        raise PaimonFormatError(
-            f"Avro: undecodable block ({type(error).__name__}: {error})"
-        ) from None
-    if raw.read(1):
-        raise PaimonFormatError("Avro: block has bytes after its last record")
-    return records
-
-
-def _avro_field_paths(schema: Any, prefix: str = "") -> set[str]:
-    """Dotted names of all record fields inside a parsed-JSON Avro schema."""
-    if isinstance(schema, list):
-        return set().union(*(_avro_field_paths(branch, prefix) for branch in schema))
-    if not isinstance(schema, Mapping):
-        return set()
-    if schema.get("type") == "array":
-        return _avro_field_paths(schema.get("items"), prefix)
-    paths: set[str] = set()
-    for member in schema.get("fields", []) if schema.get("type") == "record" else []:
-        name = prefix + str(member.get("name"))
-        paths |= {name} | _avro_field_paths(member.get("type"), name + ".")
-    return paths
-
-
-# --------------------------------------------------------------------------------------------
 # ORC and Parquet through Arrow
 # --------------------------------------------------------------------------------------------
 
-PARQUET_FIELD_ID_KEY = b"PARQUET:field_id"
 PARQUET_LIST_ELEMENT_NAME = "element"
-STRUCTURED_TYPE_FIELD_ID_BASE = JAVA_INT_MAX // 4
-STRUCTURED_TYPE_FIELD_DEPTH_LIMIT = 1 << 10
 FIELD_IDS_SINCE = FieldSet.PAIMON_1_0
 """Java writes Paimon field ids into Parquet manifests since 1.0."""
 
@@ -1238,13 +936,6 @@ _PARQUET_COMPRESSIONS = {
     "brotli": "brotli",
     "zstd": "zstd",
 }
-
-
-def compute_array_element_field_id(array_field_id: int, depth: int) -> int:
-    """The Parquet field id of an array's element (Java ``SpecialFields``)."""
-    return (
-        STRUCTURED_TYPE_FIELD_ID_BASE + array_field_id * STRUCTURED_TYPE_FIELD_DEPTH_LIMIT + depth
-    )
 
 
 def _id_metadata(field_id: int | None) -> dict[bytes, bytes] | None:
@@ -1342,80 +1033,14 @@ def _encode_arrow(
     return bytes(sink.getvalue().to_pybytes())
 
 
-PARQUET_MAGIC = b"PAR1"
-PARQUET_FOOTER_LENGTH_SIZE = 4
-ORC_MAGIC = b"ORC"
-ORC_POSTSCRIPT_FOOTER_LENGTH = 1
-ORC_POSTSCRIPT_METADATA_LENGTH = 5
-ORC_POSTSCRIPT_MAGIC = 8000
-_PROTOBUF_VARINT = 0
-_PROTOBUF_LENGTH_DELIMITED = 2
-
-
 def check_parquet_structure(data: bytes) -> None:
-    """``PAR1`` at both ends and a footer length that fits in the file."""
-    minimum = 2 * len(PARQUET_MAGIC) + PARQUET_FOOTER_LENGTH_SIZE
-    if len(data) < minimum:
-        raise PaimonFormatError(f"parquet: {len(data)} bytes is too short for a Parquet file")
-    if data[: len(PARQUET_MAGIC)] != PARQUET_MAGIC or data[-len(PARQUET_MAGIC) :] != PARQUET_MAGIC:
-        raise PaimonFormatError("parquet: missing PAR1 magic (truncated or not Parquet)")
-    length_end = len(data) - len(PARQUET_MAGIC)
-    length_bytes = data[length_end - PARQUET_FOOTER_LENGTH_SIZE : length_end]
-    footer_length = int.from_bytes(length_bytes, "little")
-    if footer_length > len(data) - minimum:
-        raise PaimonFormatError(f"parquet: footer length {footer_length} exceeds the file")
-
-
-def _decode_protobuf_fields(data: bytes) -> dict[int, int | bytes]:
-    """The varint and length-delimited fields of a protobuf message (enough for a postscript)."""
-    fields: dict[int, int | bytes] = {}
-    position = 0
-    while position < len(data):
-        key, position = _decode_protobuf_varint(data, position)
-        number, wire_type = key >> 3, key & 0x7
-        if wire_type == _PROTOBUF_VARINT:
-            fields[number], position = _decode_protobuf_varint(data, position)
-        elif wire_type == _PROTOBUF_LENGTH_DELIMITED:
-            length, position = _decode_protobuf_varint(data, position)
-            if position + length > len(data):
-                raise PaimonFormatError("orc: postscript field runs past its end")
-            fields[number], position = data[position : position + length], position + length
-        else:
-            raise PaimonFormatError(f"orc: unexpected wire type {wire_type} in the postscript")
-    return fields
-
-
-def _decode_protobuf_varint(data: bytes, position: int) -> tuple[int, int]:
-    value = 0
-    for index in range(AVRO_MAX_VARINT_BYTES):
-        if position + index >= len(data):
-            raise PaimonFormatError("orc: truncated varint in the postscript")
-        byte = data[position + index]
-        value |= (byte & 0x7F) << (7 * index)
-        if not byte & 0x80:
-            return value, position + index + 1
-    raise PaimonFormatError("orc: varint too long in the postscript")
+    """The framing of a whole Parquet manifest file (:mod:`reference.spec.format_framing`)."""
+    check_parquet_framing(data[:MAGIC_PROBE_LENGTH], data[-PARQUET_TAIL_LENGTH:], len(data))
 
 
 def check_orc_structure(data: bytes) -> None:
-    """``ORC`` in front, a postscript with the ``ORC`` magic, and footer lengths that fit."""
-    if len(data) < len(ORC_MAGIC) + 1 or data[: len(ORC_MAGIC)] != ORC_MAGIC:
-        raise PaimonFormatError("orc: missing ORC magic at the start (not an ORC file)")
-    postscript_length = data[-1]
-    postscript_start = len(data) - 1 - postscript_length
-    if postscript_start < len(ORC_MAGIC):
-        raise PaimonFormatError(f"orc: postscript length {postscript_length} exceeds the file")
-    postscript = _decode_protobuf_fields(data[postscript_start:-1])
-    if postscript.get(ORC_POSTSCRIPT_MAGIC) != ORC_MAGIC:
-        raise PaimonFormatError("orc: postscript has no ORC magic (truncated or not ORC)")
-    tail = 0
-    for number in (ORC_POSTSCRIPT_FOOTER_LENGTH, ORC_POSTSCRIPT_METADATA_LENGTH):
-        length = postscript.get(number, 0)
-        if not isinstance(length, int):
-            raise PaimonFormatError(f"orc: postscript field {number} is not a length")
-        tail += length
-    if tail > postscript_start - len(ORC_MAGIC):
-        raise PaimonFormatError(f"orc: footer and metadata ({tail} bytes) exceed the file")
+    """The framing of a whole ORC manifest file (:mod:`reference.spec.format_framing`)."""
+    check_orc_framing(data[:MAGIC_PROBE_LENGTH], data[-ORC_MAX_TAIL:], len(data))
 
 
 def _decode_arrow(data: bytes, fmt: ManifestFormat) -> tuple[set[str], list[RowDict]]:
@@ -1451,7 +1076,7 @@ def _decode_rows(data: bytes, fmt: ManifestFormat) -> tuple[set[str], list[RowDi
     for record in records:
         if not isinstance(record, dict):
             raise PaimonFormatError(f"Avro: a manifest record is {record!r}, not a row")
-    return _avro_field_paths(json.loads(header.schema_json)), records
+    return compute_avro_field_paths(json.loads(header.schema_json)), records
 
 
 def _encode_rows(

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.unit.reference.merge.helpers import DEL, INS, UA, UB, int_row_type, merge_rows
-from reference.merge.deduplicate import DeduplicateMergeFunction, merge_deduplicate
+from reference.merge.deduplicate import DEDUPLICATE_FOLD, merge_deduplicate
+from reference.merge.fold import FoldMergeFunction
 from reference.spec.data import RowKind
 from reference.spec.key_value import KeyValue
 
@@ -56,7 +57,7 @@ def test_result_is_last_kept_record(specs: list[tuple[int, RowKind]], ignore_del
     kvs = [KeyValue((1,), n, kind, (1, v)) for n, (v, kind) in enumerate(specs)]
     kept = [kv for kv in kvs if not (ignore_delete and kv.kind.is_retract)]
     assert merge_deduplicate(kvs, ignore_delete) == (kept[-1] if kept else None)
-    function = DeduplicateMergeFunction(ignore_delete)
+    function = FoldMergeFunction(DEDUPLICATE_FOLD, ignore_delete)
     function.add(KeyValue((9,), 99, UA, (9, 9)))
     function.reset()
     for kv in kvs:

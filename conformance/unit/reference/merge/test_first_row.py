@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from conformance.unit.reference.merge.helpers import DEL, INS, UA, UB, int_row_type, merge_rows
 from reference.errors import InvalidOptionError, SpecViolation
 from reference.merge.first_row import (
+    FIRST_ROW_FOLD,
     RETRACT_REJECTED_ERROR,
-    FirstRowMergeFunction,
     merge_first_row,
 )
+from reference.merge.fold import FoldMergeFunction
 from reference.spec.data import RowKind
 from reference.spec.key_value import KeyValue
 
@@ -60,7 +61,7 @@ def test_result_is_first_add_when_retractions_are_ignored(
     kvs = [KeyValue((1,), n, kind, (1, v)) for n, (v, kind) in enumerate(specs)]
     adds = [kv for kv in kvs if kv.kind.is_add]
     assert merge_first_row(kvs, ignore_delete=True) == (adds[0] if adds else None)
-    function = FirstRowMergeFunction(ignore_delete=True)
+    function = FoldMergeFunction(FIRST_ROW_FOLD, True)
     for kv in kvs:
         function.add(kv)
     assert function.result() == merge_first_row(kvs, ignore_delete=True)

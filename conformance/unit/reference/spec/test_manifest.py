@@ -38,6 +38,7 @@ from reference.errors import (
     SpecViolation,
     UnsupportedFeature,
 )
+from reference.spec import avro_container as avro
 from reference.spec import manifest as m
 from reference.spec.data import Timestamp
 from reference.spec.data_file import DataFileMeta, FileSource, MetaFileKind
@@ -404,11 +405,11 @@ def test_avro_reencoding_with_the_java_header_is_byte_identical(third_party: Pat
     files = [f for f in _java_files(third_party) if f.fmt is AVRO]
     for java_file in files:
         data = java_file.path.read_bytes()
-        header = m.decode_avro_header(data)
+        header = avro.decode_avro_header(data)
         field_set = m.detect_field_set(data, AVRO, java_file.kind)
         rows = [ENCODE_ROW[java_file.kind](r, field_set) for r in java_file.records()]
-        encoded = m.encode_avro_container(
-            rows, header.schema_json, header.codec, sync_marker=header.sync_marker
+        encoded = avro.encode_avro_container(
+            rows, header.schema_json, header.codec, sync_marker=header.sync_marker, zstd_level=1
         )
         assert encoded == data, java_file.path
     assert len(files) >= 80
@@ -433,12 +434,12 @@ def test_generated_avro_schema_is_javas_for_release_field_sets(third_party: Path
     matched = set()
     for java_file in (f for f in _java_files(third_party) if f.fmt is AVRO):
         data = java_file.path.read_bytes()
-        header = m.decode_avro_header(data)
+        header = avro.decode_avro_header(data)
         schema = json.loads(header.schema_json)
         if isinstance(schema, list):
             continue  # written by a 0.9 snapshot before the records became NOT NULL
         for field_set in m.FieldSet:
-            ours = m.compute_avro_schema_json(ROW_TYPE[java_file.kind](field_set))
+            ours = avro.compute_avro_schema_json(ROW_TYPE[java_file.kind](field_set))
             if _avro_field_paths(json.loads(ours)) == _avro_field_paths(schema):
                 assert ours == header.schema_json, java_file.path
                 encoded = ENCODE[java_file.kind](
@@ -693,13 +694,15 @@ def test_avro_blocks_are_cut_at_the_sync_interval() -> None:
     datum = len(fastavro_datum(entries[0]))
     for block in blocks[:-1]:
         # Java writes a block once at least 64000 uncompressed bytes are buffered.
-        assert block.num_records == math.ceil(m.AVRO_SYNC_INTERVAL / datum)
+        assert block.num_records == math.ceil(avro.AVRO_SYNC_INTERVAL / datum)
     assert m.decode_manifest_entries(encoded, AVRO) == entries
 
 
 def fastavro_datum(entry: m.ManifestEntry) -> bytes:
     schema = fastavro.parse_schema(
-        json.loads(m.compute_avro_schema_json(m.compute_manifest_entry_type(m.DEFAULT_FIELD_SET)))
+        json.loads(
+            avro.compute_avro_schema_json(m.compute_manifest_entry_type(m.DEFAULT_FIELD_SET))
+        )
     )
     buffer = io.BytesIO()
     fastavro.schemaless_writer(
@@ -712,8 +715,10 @@ def test_default_sync_marker_is_deterministic() -> None:
     first = m.encode_manifest_entries([_entry()], AVRO)
     assert first == m.encode_manifest_entries([_entry()], AVRO)
     assert (
-        m.decode_avro_header(first).sync_marker
-        != m.decode_avro_header(m.encode_manifest_entries([_entry(row_count=3)], AVRO)).sync_marker
+        avro.decode_avro_header(first).sync_marker
+        != avro.decode_avro_header(
+            m.encode_manifest_entries([_entry(row_count=3)], AVRO)
+        ).sync_marker
     )
 
 
@@ -739,7 +744,7 @@ def _sample_files(third_party: Path) -> list[JavaFile]:
 def test_truncated_files_are_format_errors(third_party: Path) -> None:
     for java_file in _sample_files(third_party):
         data = java_file.path.read_bytes()
-        body_offset = m.decode_avro_header(data).body_offset if java_file.fmt is AVRO else -1
+        body_offset = avro.decode_avro_header(data).body_offset if java_file.fmt is AVRO else -1
         for cut in range(0, len(data), 3 if java_file.fmt is AVRO else 11):
             if cut == body_offset:  # a header alone is a valid empty Avro file
                 assert DECODE[java_file.kind](data[:cut], java_file.fmt) == []
@@ -788,7 +793,7 @@ AVRO_SAMPLE = m.encode_manifest_entries(
 
 
 def test_flipped_sync_marker_is_detected() -> None:
-    header = m.decode_avro_header(AVRO_SAMPLE)
+    header = avro.decode_avro_header(AVRO_SAMPLE)
     data = bytearray(AVRO_SAMPLE)
     data[-1] ^= 0x01  # the sync marker after the only block
     with pytest.raises(PaimonFormatError, match="sync marker"):
@@ -796,7 +801,7 @@ def test_flipped_sync_marker_is_detected() -> None:
     assert header.codec == "zstandard"
 
 
-MANIFEST_LIST_09_SCHEMA = m.compute_avro_schema(
+MANIFEST_LIST_09_SCHEMA = avro.compute_avro_schema(
     m.compute_manifest_file_meta_type(m.FieldSet.PAIMON_0_9)
 )
 
@@ -882,7 +887,7 @@ def test_null_top_level_record_and_bad_kinds_are_format_errors() -> None:
     with pytest.raises(PaimonFormatError, match="not a row"):
         m.decode_manifest_list(buffer.getvalue(), AVRO)
     row: dict[str, Any] = m.encode_manifest_entry_row(_entry(), m.DEFAULT_FIELD_SET)
-    schema = m.compute_avro_schema(m.compute_manifest_entry_type(m.DEFAULT_FIELD_SET))
+    schema = avro.compute_avro_schema(m.compute_manifest_entry_type(m.DEFAULT_FIELD_SET))
     cases: list[tuple[dict[str, Any], str]] = [
         ({"_KIND": 7}, "unknown file kind 7"),
         ({"_FILE": {**row["_FILE"], "_FILE_SOURCE": 9}}, "unknown file source"),
@@ -920,7 +925,7 @@ def _rewrite_manifests(table: Path, fmt: m.ManifestFormat, field_set: m.FieldSet
         if kind is LIST:
             continue
         data = path.read_bytes()
-        header_sync = m.decode_avro_header(data).sync_marker if fmt is AVRO else None
+        header_sync = avro.decode_avro_header(data).sync_marker if fmt is AVRO else None
         encoded = ENCODE[kind](
             DECODE[kind](data, fmt), fmt, field_set=field_set, avro_sync_marker=header_sync
         )
@@ -961,7 +966,7 @@ def test_java_09_reads_tables_whose_manifests_we_rewrote(
         for path in (table / "manifest").iterdir():
             kind = _kind_of(path.name)
             data = path.read_bytes()
-            sync = m.decode_avro_header(data).sync_marker
+            sync = avro.decode_avro_header(data).sync_marker
             assert ENCODE[kind](DECODE[kind](data, AVRO), AVRO, avro_sync_marker=sync) == data
     kinds = {_kind_of(path.name) for path in (table / "manifest").iterdir()}
     assert kinds == {LIST, MANIFEST, INDEX}
