@@ -8,6 +8,8 @@ Sub-commands:
 * ``inspect TABLE``: snapshots, schemas, tags and the files of the latest snapshot.
 * ``conformance [--engines ...] [--cases PATTERN] [--report out.md] [--json out.json]``: the
   conformance cases on every engine, as a matrix (``conformance/conformance_cli.py``).
+* ``validate TABLE_OR_WAREHOUSE [--deep] [--all-snapshots] [--json]``: check a table against
+  the format, exit 1 on violations (``conformance/validate_cli.py``).
 
 Exit codes: 0 success, 2 unreadable input (one line on stderr naming the file and the reason).
 """
@@ -24,6 +26,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from conformance.conformance_cli import add_conformance_parser
+from conformance.validate_cli import add_validate_parser
 from reference.errors import PaimonKitError
 from reference.io import FileIO, file_io_for
 from reference.spec import types as t
@@ -208,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.set_defaults(run=command_inspect)
 
     add_conformance_parser(commands)
+    add_validate_parser(commands)
     return parser
 
 

@@ -1,7 +1,8 @@
 """``paimon-kit validate``: check a table (or every table of a warehouse) against the format.
 
     paimon-kit validate TABLE_OR_WAREHOUSE [--snapshot N | --all-snapshots]
-                        [--format text|json] [--deep] [--max-details N] [--quiet]
+                        [--format text|json | --json] [--deep] [--max-details N]
+                        [--progress | --quiet]
 
 Local paths and ``s3://`` URIs (endpoint and keys from the ``AWS_*`` /
 ``PAIMON_KIT_S3_ENDPOINT`` environment, as for ``read``). Exit codes: 0 no errors (warnings
@@ -9,7 +10,8 @@ may be printed), 1 at least one error, 2 a table or the path could not be read a
 table, a storage failure, a snapshot that does not exist).
 
 The checks live in :mod:`reference.validate`; this module parses arguments, draws the progress
-bar of ``--deep`` on stderr (only on a terminal, never with ``--quiet``) and prints the report.
+bar of ``--deep`` on stderr (on a terminal, or anywhere with ``--progress``; never with
+``--quiet``) and prints the report.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from reference.errors import PaimonKitError
@@ -49,7 +53,11 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
     which.add_argument(
         "--all-snapshots", action="store_true", help="check every snapshot and every tag"
     )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--format", choices=("text", "json"), default="text")
+    output.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="same as --format json"
+    )
     parser.add_argument(
         "--deep", action="store_true", help="also read every data file's rows (slow)"
     )
@@ -60,36 +68,42 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="N",
         help=f"text output: findings shown per code (default {DEFAULT_MAX_DETAILS})",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    bar = parser.add_mutually_exclusive_group()
+    bar.add_argument(
+        "--progress", action="store_true", help="draw the progress bar even off a terminal"
+    )
+    bar.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(run=command_validate)
     return parser
 
 
-def render_progress_line(done: int, total: int, what: str) -> str:
-    """``[#######.......]  12/40 files  dt=1/bucket-0/data-….parquet`` (no newline)."""
+def render_progress_line(done: int, total: int, what: str, seconds: float = 0.0) -> str:
+    """``[#######.......]  12/40 files  31 s  dt=1/bucket-0/data-….parquet`` (no newline)."""
     filled = PROGRESS_BAR_WIDTH * done // total if total else PROGRESS_BAR_WIDTH
     bar = "#" * filled + "." * (PROGRESS_BAR_WIDTH - filled)
     label = what if len(what) <= PROGRESS_LABEL_WIDTH else "…" + what[-PROGRESS_LABEL_WIDTH:]
-    return f"[{bar}] {done:>{len(str(total))}}/{total} files  {label}"
+    return f"[{bar}] {done:>{len(str(total))}}/{total} files  {seconds:.0f} s  {label}"
 
 
-def make_progress_bar(stream: TextIO) -> Progress:
-    """A progress callback redrawing one line of ``stream``, cleared when done."""
+def make_progress_bar(stream: TextIO, clock: Callable[[], float] = time.monotonic) -> Progress:
+    """A progress callback redrawing one line of ``stream``; the last drawing (all files
+    read) stays, ended by a newline."""
+    started = clock()
     width = [0]
 
     def draw(done: int, total: int, what: str) -> None:
-        line = render_progress_line(done, total, what)
-        stream.write("\r" + line.ljust(width[0]))
+        finished = done >= total
+        line = render_progress_line(done, total, "done" if finished else what, clock() - started)
+        stream.write("\r" + line.ljust(width[0]) + ("\n" if finished else ""))
         width[0] = max(width[0], len(line))
-        if done >= total:
-            stream.write("\r" + " " * width[0] + "\r")
         stream.flush()
 
     return draw
 
 
 def is_progress_shown(args: argparse.Namespace, stream: TextIO) -> bool:
-    return bool(args.deep and not args.quiet and stream.isatty())
+    """The bar is drawn while ``--deep`` reads rows: on a terminal, or when asked for."""
+    return bool(args.deep and not args.quiet and (args.progress or stream.isatty()))
 
 
 def command_validate(args: argparse.Namespace) -> int:

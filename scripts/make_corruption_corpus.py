@@ -1,14 +1,18 @@
 """Write the validator's corruption corpus: broken copies of valid third-party tables.
 
     python scripts/make_corruption_corpus.py OUT_DIR [--third-party DIR] [--case ID ...]
+    python scripts/make_corruption_corpus.py OUT_DIR --verify
     python scripts/make_corruption_corpus.py --list
 
 Each case is ``OUT_DIR/<case_id>/table/`` plus ``case.json`` naming the code and file that
 ``paimon-kit validate --all-snapshots [--deep]`` must report. Write the corpus to a scratch
-directory, never into the repository (the sources are third-party files).
+directory, never into the repository (the sources are third-party files). ``--verify`` then
+validates every written case and prints whether the expected code was reported on the expected
+file (exit 1 if any was missed or the validator itself failed).
 
-``--big-table DIR --rows N`` instead writes one large valid table with the reference writer
-(for timing ``validate --deep``; see ``conformance/corruption/big_table.py``).
+``--big-table DIR [--size-mb N]`` instead writes one large valid table (about 1 GB by default;
+Arrow columns and the reference codecs and committer, see ``conformance/corruption/big_table.py``)
+for timing ``paimon-kit validate --deep``. Put it under ``/tmp`` and delete it afterwards.
 """
 
 from __future__ import annotations
@@ -21,12 +25,35 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from conformance.corruption import generate_corpus  # noqa: E402
+from conformance.corruption import GeneratedCase, generate_corpus  # noqa: E402
 from conformance.corruption.cases import CASES  # noqa: E402
 
 DEFAULT_THIRD_PARTY = Path(
     os.environ.get("PAIMON_KIT_THIRD_PARTY", PROJECT_ROOT.parent / "shared" / "third-party")
 )
+
+
+def verify_case(case: GeneratedCase) -> tuple[bool, list[str]]:
+    """Whether the validator reports the case's code on its file, and the codes it reported."""
+    from reference.io import LocalFileIO  # noqa: PLC0415
+    from reference.validate import ValidateOptions, validate_table  # noqa: PLC0415
+
+    options = ValidateOptions(all_snapshots=True, deep=case.deep)
+    report = validate_table(LocalFileIO(), str(case.table), options)
+    found = [(v.code, v.file) for v in report.violations]
+    codes = sorted({code for code, _ in found})
+    caught = (case.code, case.file) in found and "CHECK_FAILED" not in codes
+    return caught and report.unreadable is None, codes
+
+
+def verify_corpus(generated: list[GeneratedCase]) -> int:
+    missed = 0
+    for case in generated:
+        caught, codes = verify_case(case)
+        missed += not caught
+        print(f"{'caught' if caught else 'MISSED':<7} {case.case_id:<28} {case.code:<34} {codes}")
+    print(f"{len(generated) - missed} of {len(generated)} cases caught")
+    return 1 if missed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,8 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--third-party", type=Path, default=DEFAULT_THIRD_PARTY)
     parser.add_argument("--case", action="append", help="only this case (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser.add_argument("--verify", action="store_true", help="validate every written case")
     parser.add_argument("--big-table", type=Path, help="write one large valid table here")
-    parser.add_argument("--rows", type=int, default=1_000_000, help="rows of --big-table")
+    parser.add_argument("--size-mb", type=int, default=1024, help="data size of --big-table")
     args = parser.parse_args(argv)
     if args.list:
         for case in CASES:
@@ -46,8 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.big_table is not None:
         from conformance.corruption.big_table import write_big_table  # noqa: PLC0415
 
-        summary = write_big_table(args.big_table, args.rows)
-        print(summary)
+        if args.big_table.resolve().is_relative_to(PROJECT_ROOT):
+            parser.error("write the big table outside the repository")
+        print(write_big_table(args.big_table, args.size_mb * 2**20).describe())
         return 0
     if args.out_dir is None:
         parser.error("give OUT_DIR (or --list / --big-table)")
@@ -59,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     absent = {c.case_id for c in CASES} - {g.case_id for g in generated}
     if args.case is None and absent:
         print(f"left out (source table absent): {', '.join(sorted(absent))}")
-    return 0
+    return verify_corpus(generated) if args.verify else 0
 
 
 if __name__ == "__main__":

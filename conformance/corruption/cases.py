@@ -36,12 +36,14 @@ from reference.spec.file_index.container import (
 from reference.spec.manifest import (
     DeletionVectorMeta,
     FileKind,
+    IndexFileMeta,
     IndexManifestEntry,
     ManifestEntry,
     ManifestFileMeta,
 )
 from reference.spec.stats import SimpleStats
 
+Ranges = tuple[DeletionVectorMeta, ...]
 Corrupt = Callable[[Path], str]
 """Breaks the table copy at the given path; returns the file the finding must name."""
 
@@ -73,6 +75,12 @@ def _snapshot_file(snapshot_id: int) -> str:
     return f"{layout.SNAPSHOT_DIR}/{layout.SNAPSHOT_PREFIX}{snapshot_id}"
 
 
+def _edit_snapshot(table: Path, snapshot_id: int, edit: Callable[[dict[str, Any]], None]) -> str:
+    """Apply ``edit`` to the JSON members of one snapshot file; returns that file."""
+    s.edit_json(s.snapshot_path(table, snapshot_id), edit)
+    return _snapshot_file(snapshot_id)
+
+
 def _manifest_file(name: str) -> str:
     return f"{layout.MANIFEST_DIR}/{name}"
 
@@ -94,6 +102,26 @@ def _edit_list_entries(
             )
 
 
+def _edit_latest_delta_meta(
+    table: Path, edit: Callable[[ManifestFileMeta], ManifestFileMeta]
+) -> str:
+    """Apply ``edit`` to the manifest list entry of the latest snapshot's first delta manifest;
+    returns that manifest."""
+    name = _latest_delta_manifest(table).file_name
+    _edit_list_entries(table, name, edit)
+    return _manifest_file(name)
+
+
+def _edit_meta(table: Path, ref: s.LiveRef, edit: Callable[[DataFileMeta], DataFileMeta]) -> str:
+    """Apply ``edit`` to the metadata of one live file everywhere; returns the file."""
+    s.edit_file_meta(table, ref.entry.file.file_name, edit)
+    return ref.path
+
+
+def _edit_first_meta(table: Path, edit: Callable[[DataFileMeta], DataFileMeta]) -> str:
+    return _edit_meta(table, s.live_files(table)[0], edit)
+
+
 def _live_index_entry(table: Path, bucket: int) -> IndexManifestEntry:
     snapshot = s.latest_snapshot(table)
     assert snapshot.index_manifest is not None
@@ -104,6 +132,47 @@ def _live_index_entry(table: Path, bucket: int) -> IndexManifestEntry:
 def _first_range(entry: IndexManifestEntry) -> DeletionVectorMeta:
     assert entry.index_file.dv_ranges
     return entry.index_file.dv_ranges[0]
+
+
+def _index_file(name: str) -> str:
+    return f"{layout.INDEX_DIR}/{name}"
+
+
+def _edit_index_file(
+    table: Path, entry: IndexManifestEntry, edit: Callable[[IndexFileMeta], IndexFileMeta]
+) -> str:
+    """Apply ``edit`` to the metadata of one index file in every index manifest; returns the
+    index file."""
+    s.edit_index_entries(
+        table, entry.index_file.file_name, lambda e: replace(e, index_file=edit(e.index_file))
+    )
+    return _index_file(entry.index_file.file_name)
+
+
+def _edit_ranges(table: Path, entry: IndexManifestEntry, edit: Callable[[Ranges], Ranges]) -> str:
+    """Apply ``edit`` to the deletion-vector ranges of one index file."""
+    return _edit_index_file(
+        table, entry, lambda f: replace(f, dv_ranges=edit(tuple(f.dv_ranges or ())))
+    )
+
+
+def _rewrite_data(table: Path, ref: s.LiveRef, transform: Callable[[pa.Table], pa.Table]) -> str:
+    """Rewrite one live Parquet file through ``transform``; returns the file."""
+    s.rewrite_parquet(table, ref, transform)
+    return ref.path
+
+
+def _edit_value(
+    table: Path, ref: s.LiveRef, column: str, row: int, edit: Callable[[Any], Any]
+) -> str:
+    """Rewrite one live Parquet file with one value changed; returns the file."""
+
+    def rewrite(data: pa.Table) -> pa.Table:
+        values = data.column(column).to_pylist()
+        values[row] = edit(values[row])
+        return s.replace_column(data, column, values)
+
+    return _rewrite_data(table, ref, rewrite)
 
 
 # --------------------------------------------------------------------------------------------
@@ -171,14 +240,12 @@ def _snapshot_truncated(table: Path) -> str:
 
 @case("snapshot-id-edited", PK09, "SNAPSHOT_ID_MISMATCH", "snapshot-5 claims id 50")
 def _snapshot_id(table: Path) -> str:
-    s.edit_json(s.snapshot_path(table, 5), lambda j: j.update(id=50))
-    return _snapshot_file(5)
+    return _edit_snapshot(table, 5, lambda j: j.update(id=50))
 
 
 @case("snapshot-schema-missing", PK09, "SNAPSHOT_SCHEMA_MISSING", "snapshot-3 names schema 9")
 def _snapshot_schema(table: Path) -> str:
-    s.edit_json(s.snapshot_path(table, 3), lambda j: j.update(schemaId=9))
-    return _snapshot_file(3)
+    return _edit_snapshot(table, 3, lambda j: j.update(schemaId=9))
 
 
 @case("hint-latest-stale", PK09, "HINT_WRONG", "LATEST says 5 (latest is 8)")
@@ -195,26 +262,21 @@ def _hint_earliest(table: Path) -> str:
 
 @case("total-record-count", PK09, "SNAPSHOT_TOTAL_RECORD_COUNT", "snapshot-6 total + 7")
 def _total_count(table: Path) -> str:
-    s.edit_json(
-        s.snapshot_path(table, 6), lambda j: j.update(totalRecordCount=j["totalRecordCount"] + 7)
-    )
-    return _snapshot_file(6)
+    return _edit_snapshot(table, 6, lambda j: j.update(totalRecordCount=j["totalRecordCount"] + 7))
 
 
 @case("delta-record-count", APPEND09, "SNAPSHOT_DELTA_RECORD_COUNT", "snapshot-3 delta 1 -> 2")
 def _delta_count(table: Path) -> str:
-    s.edit_json(s.snapshot_path(table, 3), lambda j: j.update(deltaRecordCount=2))
-    return _snapshot_file(3)
+    return _edit_snapshot(table, 3, lambda j: j.update(deltaRecordCount=2))
 
 
 @case("live-record-count", APPEND09, "SNAPSHOT_LIVE_RECORD_COUNT", "every total + 1 (chain kept)")
 def _live_count(table: Path) -> str:
-    for snapshot_id in range(1, 6):
-        s.edit_json(
-            s.snapshot_path(table, snapshot_id),
-            lambda j: j.update(totalRecordCount=j["totalRecordCount"] + 1),
-        )
-    return _snapshot_file(5)
+    files = [
+        _edit_snapshot(table, i, lambda j: j.update(totalRecordCount=j["totalRecordCount"] + 1))
+        for i in range(1, 6)
+    ]
+    return files[-1]
 
 
 @case(
@@ -224,8 +286,7 @@ def _live_count(table: Path) -> str:
     "changelog count 4 without changelog",
 )
 def _changelog_count(table: Path) -> str:
-    s.edit_json(s.snapshot_path(table, 5), lambda j: j.update(changelogRecordCount=4))
-    return _snapshot_file(5)
+    return _edit_snapshot(table, 5, lambda j: j.update(changelogRecordCount=4))
 
 
 # --------------------------------------------------------------------------------------------
@@ -250,8 +311,9 @@ def _list_truncated(table: Path) -> str:
 @case("manifest-list-size", ALTER, "MANIFEST_LIST_SIZE_MISMATCH", "deltaManifestListSize + 3")
 def _list_size(table: Path) -> str:
     snapshot = s.latest_snapshot(table)
-    s.edit_json(
-        s.snapshot_path(table, snapshot.id),
+    _edit_snapshot(
+        table,
+        snapshot.id,
         lambda j: j.update(deltaManifestListSize=j["deltaManifestListSize"] + 3),
     )
     return _manifest_file(snapshot.delta_manifest_list)
@@ -280,21 +342,18 @@ def _manifest_truncated_orc(table: Path) -> str:
 
 @case("manifest-size", DV, "MANIFEST_SIZE_MISMATCH", "_FILE_SIZE of a manifest + 10")
 def _manifest_size(table: Path) -> str:
-    name = _latest_delta_manifest(table).file_name
-    _edit_list_entries(table, name, lambda m: replace(m, file_size=m.file_size + 10))
-    return _manifest_file(name)
+    return _edit_latest_delta_meta(table, lambda m: replace(m, file_size=m.file_size + 10))
 
 
 @case("manifest-file-counts", PK09, "MANIFEST_FILE_COUNT_MISMATCH", "_NUM_ADDED_FILES + 1")
 def _manifest_counts(table: Path) -> str:
-    name = _latest_delta_manifest(table).file_name
-    _edit_list_entries(table, name, lambda m: replace(m, num_added_files=m.num_added_files + 1))
-    return _manifest_file(name)
+    return _edit_latest_delta_meta(
+        table, lambda m: replace(m, num_added_files=m.num_added_files + 1)
+    )
 
 
 @case("manifest-partition-stats", PK09, "MANIFEST_PARTITION_STATS_MISMATCH", "max partition 99")
 def _manifest_partition_stats(table: Path) -> str:
-    name = _latest_delta_manifest(table).file_name
     wrong = serialize_binary_row([99], [t.IntType(nullable=False)])
 
     def edit(meta: ManifestFileMeta) -> ManifestFileMeta:
@@ -303,22 +362,17 @@ def _manifest_partition_stats(table: Path) -> str:
             meta, partition_stats=SimpleStats(stats.min_values, wrong, stats.null_counts)
         )
 
-    _edit_list_entries(table, name, edit)
-    return _manifest_file(name)
+    return _edit_latest_delta_meta(table, edit)
 
 
 @case("manifest-schema-missing", PK09, "MANIFEST_SCHEMA_MISSING", "_SCHEMA_ID 7")
 def _manifest_schema(table: Path) -> str:
-    name = _latest_delta_manifest(table).file_name
-    _edit_list_entries(table, name, lambda m: replace(m, schema_id=7))
-    return _manifest_file(name)
+    return _edit_latest_delta_meta(table, lambda m: replace(m, schema_id=7))
 
 
 @case("manifest-bucket-range", DV, "MANIFEST_RANGE_MISMATCH", "_MAX_BUCKET + 3")
 def _manifest_range(table: Path) -> str:
-    name = _latest_delta_manifest(table).file_name
-    _edit_list_entries(table, name, lambda m: replace(m, max_bucket=(m.max_bucket or 0) + 3))
-    return _manifest_file(name)
+    return _edit_latest_delta_meta(table, lambda m: replace(m, max_bucket=(m.max_bucket or 0) + 3))
 
 
 @case("index-manifest-missing", PK09, "INDEX_MANIFEST_MISSING", "delete the index manifest")
@@ -410,41 +464,30 @@ def _wrong_bucket(table: Path) -> str:
 
 @case("data-file-size", ALTER, "DATA_FILE_SIZE_MISMATCH", "_FILE_SIZE + 1")
 def _data_size(table: Path) -> str:
-    ref = s.live_files(table)[0]
-    s.edit_file_meta(
-        table, ref.entry.file.file_name, lambda m: replace(m, file_size=m.file_size + 1)
-    )
-    return ref.path
+    return _edit_first_meta(table, lambda m: replace(m, file_size=m.file_size + 1))
 
 
 @case("data-file-truncated", BITMAP_TABLE, "DATA_FILE_UNREADABLE", "cut a Parquet file in half")
 def _data_truncated(table: Path) -> str:
-    ref = s.live_files(table)[0]
-    s.truncate_file(table / ref.path)
-    return ref.path
+    path = s.live_files(table)[0].path
+    s.truncate_file(table / path)
+    return path
 
 
 @case("data-file-columns", PARTIAL, "DATA_FILE_COLUMNS", "rewrite a file without _VALUE_KIND")
 def _data_columns(table: Path) -> str:
     ref = s.live_files(table)[0]
-    s.rewrite_parquet(table, ref, lambda d: d.drop_columns(["_VALUE_KIND"]))
-    return ref.path
+    return _rewrite_data(table, ref, lambda d: d.drop_columns(["_VALUE_KIND"]))
 
 
 @case("data-file-row-count", APPEND09, "DATA_FILE_ROW_COUNT", "_ROW_COUNT + 1")
 def _data_rows(table: Path) -> str:
-    ref = s.live_files(table)[0]
-    s.edit_file_meta(
-        table, ref.entry.file.file_name, lambda m: replace(m, row_count=m.row_count + 1)
-    )
-    return ref.path
+    return _edit_first_meta(table, lambda m: replace(m, row_count=m.row_count + 1))
 
 
 @case("data-file-schema-missing", ALTER, "DATA_FILE_SCHEMA_MISSING", "_SCHEMA_ID 5")
 def _data_schema(table: Path) -> str:
-    ref = s.live_files(table)[0]
-    s.edit_file_meta(table, ref.entry.file.file_name, lambda m: replace(m, schema_id=5))
-    return ref.path
+    return _edit_first_meta(table, lambda m: replace(m, schema_id=5))
 
 
 @case("extra-file-missing", BSI_TABLE, "EXTRA_FILE_MISSING", "delete a .index extra file")
@@ -475,12 +518,7 @@ def _total_buckets(table: Path) -> str:
 @case("level-overlap", DV, "LEVEL_OVERLAP", "move a level-4 file into overlapping level 5")
 def _level_overlap(table: Path) -> str:
     ref = s.find_live(table, lambda r: r.entry.file.level == 4)
-    s.edit_file_meta(
-        table,
-        ref.entry.file.file_name,
-        lambda m: replace(m, level=5) if m.level == 4 else m,
-    )
-    return ref.path
+    return _edit_meta(table, ref, lambda m: replace(m, level=5) if m.level == 4 else m)
 
 
 @case("file-meta-invalid", APPEND09, "FILE_META_INVALID", "min sequence above max")
@@ -488,14 +526,13 @@ def _meta_invalid(table: Path) -> str:
     ref = s.find_live(
         table, lambda r: r.entry.file.min_sequence_number < r.entry.file.max_sequence_number
     )
-    s.edit_file_meta(
+    return _edit_meta(
         table,
-        ref.entry.file.file_name,
+        ref,
         lambda m: replace(
             m, min_sequence_number=m.max_sequence_number, max_sequence_number=m.min_sequence_number
         ),
     )
-    return ref.path
 
 
 # --------------------------------------------------------------------------------------------
@@ -509,9 +546,8 @@ def _largest_pk_file(table: Path) -> s.LiveRef:
 
 @case("keys-unsorted", PK09, "KEYS_UNSORTED", "rewrite a file with its rows reversed", deep=True)
 def _keys_unsorted(table: Path) -> str:
-    ref = _largest_pk_file(table)
-    s.rewrite_parquet(table, ref, lambda d: d.take(pa.array(range(d.num_rows - 1, -1, -1))))
-    return ref.path
+    reverse = lambda d: d.take(pa.array(range(d.num_rows - 1, -1, -1)))  # noqa: E731
+    return _rewrite_data(table, _largest_pk_file(table), reverse)
 
 
 @case("key-range", DV, "KEY_RANGE_MISMATCH", "_MAX_KEY below the last key", deep=True)
@@ -520,21 +556,12 @@ def _key_range(table: Path) -> str:
     key = serialize_binary_row(
         ["Mia", 0], [t.VarCharType(t.MAX_LENGTH, nullable=False), t.IntType(nullable=False)]
     )
-    s.edit_file_meta(table, ref.entry.file.file_name, lambda m: replace(m, max_key=key))
-    return ref.path
+    return _edit_meta(table, ref, lambda m: replace(m, max_key=key))
 
 
 @case("key-value-mismatch", PK09, "KEY_VALUE_MISMATCH", "value f0 differs from _KEY_f0", deep=True)
 def _key_value(table: Path) -> str:
-    ref = _largest_pk_file(table)
-
-    def edit(data: pa.Table) -> pa.Table:
-        values = data.column("f0").to_pylist()
-        values[1] = values[1] + "!"
-        return s.replace_column(data, "f0", values)
-
-    s.rewrite_parquet(table, ref, edit)
-    return ref.path
+    return _edit_value(table, _largest_pk_file(table), "f0", 1, lambda v: v + "!")
 
 
 @case(
@@ -545,26 +572,16 @@ def _key_value(table: Path) -> str:
     deep=True,
 )
 def _sequence(table: Path) -> str:
-    ref = _largest_pk_file(table)
-    s.edit_file_meta(
+    return _edit_meta(
         table,
-        ref.entry.file.file_name,
+        _largest_pk_file(table),
         lambda m: replace(m, max_sequence_number=m.min_sequence_number + 1),
     )
-    return ref.path
 
 
 @case("value-kind-invalid", PARTIAL, "VALUE_KIND_INVALID", "a _VALUE_KIND of 9", deep=True)
 def _value_kind(table: Path) -> str:
-    ref = s.live_files(table)[0]
-
-    def edit(data: pa.Table) -> pa.Table:
-        kinds = data.column("_VALUE_KIND").to_pylist()
-        kinds[0] = 9
-        return s.replace_column(data, "_VALUE_KIND", kinds)
-
-    s.rewrite_parquet(table, ref, edit)
-    return ref.path
+    return _edit_value(table, s.live_files(table)[0], "_VALUE_KIND", 0, lambda _: 9)
 
 
 @case(
@@ -572,8 +589,7 @@ def _value_kind(table: Path) -> str:
 )
 def _delete_rows(table: Path) -> str:
     ref = s.find_live(table, lambda r: bool(r.entry.file.delete_row_count))
-    s.edit_file_meta(table, ref.entry.file.file_name, lambda m: replace(m, delete_row_count=0))
-    return ref.path
+    return _edit_meta(table, ref, lambda m: replace(m, delete_row_count=0))
 
 
 STATS_HEADER_BYTES = 4 + 8
@@ -583,7 +599,6 @@ FIXED_SLOT_BYTES = 8
 
 @case("stats-byte-flipped", APPEND09, "STATS_MISMATCH", "flip a byte of a value min", deep=True)
 def _stats_flip(table: Path) -> str:
-    ref = s.live_files(table)[0]
     field_index = 2  # f2 INT: the slot's first byte is the int's lowest byte (little-endian)
 
     def flip(meta: DataFileMeta) -> DataFileMeta:
@@ -592,15 +607,13 @@ def _stats_flip(table: Path) -> str:
         stats = replace(meta.value_stats, min_values=bytes(minimums))
         return replace(meta, value_stats=stats)
 
-    s.edit_file_meta(table, ref.entry.file.file_name, flip)
-    return ref.path
+    return _edit_first_meta(table, flip)
 
 
 @case("partition-value", APPEND09, "PARTITION_VALUE_MISMATCH", "rows of f1=20 in f1=10", deep=True)
 def _partition_value(table: Path) -> str:
     ref = s.find_live(table, lambda r: r.path.startswith("f1=10/"))
-    s.rewrite_parquet(table, ref, lambda d: s.replace_column(d, "f1", [20] * d.num_rows))
-    return ref.path
+    return _rewrite_data(table, ref, lambda d: s.replace_column(d, "f1", [20] * d.num_rows))
 
 
 @case(
@@ -626,7 +639,6 @@ def _bucket_key(table: Path) -> str:
     deep=True,
 )
 def _file_index_mismatch(table: Path) -> str:
-    ref = s.live_files(table)[0]
     column_type = t.IntType()
 
     def edit(meta: DataFileMeta) -> DataFileMeta:
@@ -646,8 +658,7 @@ def _file_index_mismatch(table: Path) -> str:
         )
         return replace(meta, embedded_index=encode_file_index(FileIndex(columns)))
 
-    s.edit_file_meta(table, ref.entry.file.file_name, edit)
-    return ref.path
+    return _edit_first_meta(table, edit)
 
 
 @case("file-index-unreadable", BSI_TABLE, "FILE_INDEX_UNREADABLE", "garble the .index magic")
@@ -667,10 +678,6 @@ DV_CHECKSUM_BYTES = 4
 HASH_BYTES = 4
 
 
-def _index_file(name: str) -> str:
-    return f"{layout.INDEX_DIR}/{name}"
-
-
 @case("dv-checksum", PK09, "DV_UNREADABLE", "flip a byte of a deletion vector's CRC")
 def _dv_checksum(table: Path) -> str:
     entry = _live_index_entry(table, bucket=1)
@@ -685,13 +692,7 @@ def _dv_checksum(table: Path) -> str:
 @case("dv-cardinality", DV, "DV_CARDINALITY_MISMATCH", "_CARDINALITY 3 for one deleted row")
 def _dv_cardinality(table: Path) -> str:
     entry = _live_index_entry(table, bucket=1)
-
-    def edit(e: IndexManifestEntry) -> IndexManifestEntry:
-        ranges = tuple(replace(dv, cardinality=3) for dv in e.index_file.dv_ranges or ())
-        return replace(e, index_file=replace(e.index_file, dv_ranges=ranges))
-
-    s.edit_index_entries(table, entry.index_file.file_name, edit)
-    return _index_file(entry.index_file.file_name)
+    return _edit_ranges(table, entry, lambda rs: tuple(replace(r, cardinality=3) for r in rs))
 
 
 @case("dv-position", DV, "DV_POSITION_OUT_OF_RANGE", "a vector deletes row 12 of 5")
@@ -700,43 +701,25 @@ def _dv_position(table: Path) -> str:
     data_file = _first_range(entry).data_file_name
     data, ranges = encode_deletion_vector_file({data_file: build_deletion_vector([12])})
     (table / _index_file(entry.index_file.file_name)).write_bytes(data)
-
-    def edit(e: IndexManifestEntry) -> IndexManifestEntry:
-        new_ranges = tuple(
-            DeletionVectorMeta(r.data_file_name, r.offset, r.length, r.cardinality) for r in ranges
-        )
-        return replace(
-            e, index_file=replace(e.index_file, file_size=len(data), dv_ranges=new_ranges)
-        )
-
-    s.edit_index_entries(table, entry.index_file.file_name, edit)
-    return _index_file(entry.index_file.file_name)
+    new_ranges = tuple(
+        DeletionVectorMeta(r.data_file_name, r.offset, r.length, r.cardinality) for r in ranges
+    )
+    return _edit_index_file(
+        table, entry, lambda f: replace(f, file_size=len(data), dv_ranges=new_ranges)
+    )
 
 
 @case("dv-dangling", PK09, "DV_DANGLING", "a vector names a file that is not live")
 def _dv_dangling(table: Path) -> str:
     entry = _live_index_entry(table, bucket=1)
-
-    def edit(e: IndexManifestEntry) -> IndexManifestEntry:
-        ranges = tuple(
-            replace(dv, data_file_name="data-gone.parquet") for dv in e.index_file.dv_ranges or ()
-        )
-        return replace(e, index_file=replace(e.index_file, dv_ranges=ranges))
-
-    s.edit_index_entries(table, entry.index_file.file_name, edit)
-    return _index_file(entry.index_file.file_name)
+    return _edit_ranges(
+        table, entry, lambda rs: tuple(replace(r, data_file_name="data-gone.parquet") for r in rs)
+    )
 
 
 @case("dv-duplicate", DV, "DV_DUPLICATE", "two vectors for one data file")
 def _dv_duplicate(table: Path) -> str:
-    entry = _live_index_entry(table, bucket=0)
-
-    def edit(e: IndexManifestEntry) -> IndexManifestEntry:
-        ranges = tuple(e.index_file.dv_ranges or ())
-        return replace(e, index_file=replace(e.index_file, dv_ranges=ranges + ranges))
-
-    s.edit_index_entries(table, entry.index_file.file_name, edit)
-    return _index_file(entry.index_file.file_name)
+    return _edit_ranges(table, _live_index_entry(table, bucket=0), lambda rs: rs + rs)
 
 
 @case("index-file-missing", DV, "INDEX_FILE_MISSING", "delete a deletion-vectors file")
@@ -749,25 +732,13 @@ def _index_missing(table: Path) -> str:
 @case("index-file-size", PK09, "INDEX_FILE_SIZE_MISMATCH", "index _FILE_SIZE + 5")
 def _index_size(table: Path) -> str:
     entry = _live_index_entry(table, bucket=1)
-    s.edit_index_entries(
-        table,
-        entry.index_file.file_name,
-        lambda e: replace(
-            e, index_file=replace(e.index_file, file_size=e.index_file.file_size + 5)
-        ),
-    )
-    return _index_file(entry.index_file.file_name)
+    return _edit_index_file(table, entry, lambda f: replace(f, file_size=f.file_size + 5))
 
 
 @case("index-row-count", PK09, "INDEX_ROW_COUNT_MISMATCH", "index _ROW_COUNT 7")
 def _index_rows(table: Path) -> str:
     entry = _live_index_entry(table, bucket=1)
-    s.edit_index_entries(
-        table,
-        entry.index_file.file_name,
-        lambda e: replace(e, index_file=replace(e.index_file, row_count=7)),
-    )
-    return _index_file(entry.index_file.file_name)
+    return _edit_index_file(table, entry, lambda f: replace(f, row_count=7))
 
 
 def _hash_entry(table: Path) -> IndexManifestEntry:
@@ -791,17 +762,9 @@ def _hash_missing_key(table: Path) -> str:
     path = table / _index_file(entry.index_file.file_name)
     data = path.read_bytes()[HASH_BYTES:]
     path.write_bytes(data)
-    s.edit_index_entries(
-        table,
-        entry.index_file.file_name,
-        lambda e: replace(
-            e,
-            index_file=replace(
-                e.index_file, file_size=len(data), row_count=len(data) // HASH_BYTES
-            ),
-        ),
+    return _edit_index_file(
+        table, entry, lambda f: replace(f, file_size=len(data), row_count=len(data) // HASH_BYTES)
     )
-    return _index_file(entry.index_file.file_name)
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,29 +18,16 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from reference import layout
 from reference.io import LocalFileIO
+from reference.spec import manifest as mf
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data_file import DataFileMeta, MetaFileKind, parse_meta_file_name
-from reference.spec.manifest import (
-    FileKind,
-    IndexManifestEntry,
-    ManifestEntry,
-    ManifestFileMeta,
-    decode_index_manifest,
-    decode_manifest_entries,
-    decode_manifest_list,
-    detect_field_set,
-    detect_manifest_format,
-    encode_index_manifest,
-    encode_manifest_entries,
-    encode_manifest_list,
-)
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.store import metadata, scan
@@ -126,26 +113,26 @@ def meta_files(table: Path, kind: MetaFileKind) -> list[str]:
     return names
 
 
-def read_list(table: Path, name: str) -> list[ManifestFileMeta]:
+def read_list(table: Path, name: str) -> list[mf.ManifestFileMeta]:
     data = manifest_path(table, name).read_bytes()
-    return decode_manifest_list(data, detect_manifest_format(data))
+    return mf.decode_manifest_list(data, mf.detect_manifest_format(data))
 
 
-def read_index_entries(table: Path, name: str) -> list[IndexManifestEntry]:
+def read_index_entries(table: Path, name: str) -> list[mf.IndexManifestEntry]:
     data = manifest_path(table, name).read_bytes()
-    return decode_index_manifest(data, detect_manifest_format(data))
+    return mf.decode_index_manifest(data, mf.detect_manifest_format(data))
 
 
-def read_entries(table: Path, name: str) -> list[ManifestEntry]:
+def read_entries(table: Path, name: str) -> list[mf.ManifestEntry]:
     data = manifest_path(table, name).read_bytes()
-    return decode_manifest_entries(data, detect_manifest_format(data))
+    return mf.decode_manifest_entries(data, mf.detect_manifest_format(data))
 
 
 @dataclass(frozen=True)
 class LiveRef:
     """A live file of the latest snapshot and its path relative to the table."""
 
-    entry: ManifestEntry
+    entry: mf.ManifestEntry
     path: str
 
 
@@ -173,7 +160,7 @@ def find_live(table: Path, predicate: Callable[[LiveRef], bool]) -> LiveRef:
     return next(ref for ref in live_files(table) if predicate(ref))
 
 
-def manifests_of_snapshot(table: Path, snapshot: Snapshot) -> list[ManifestFileMeta]:
+def manifests_of_snapshot(table: Path, snapshot: Snapshot) -> list[mf.ManifestFileMeta]:
     return [
         *read_list(table, snapshot.base_manifest_list),
         *read_list(table, snapshot.delta_manifest_list),
@@ -204,19 +191,37 @@ def repair_list_size(table: Path, list_name: str) -> None:
             write_json(path, members)
 
 
+R = TypeVar("R")
+
+
+def rewrite_meta_file(
+    table: Path,
+    name: str,
+    kind: MetaFileKind,
+    codec: tuple[Callable[[bytes, Any], list[R]], Callable[..., bytes]],
+    transform: Callable[[list[R]], list[R]],
+) -> list[R]:
+    """Decode a file of the manifest directory with ``codec`` (decode, encode), apply
+    ``transform`` and write it back in its format and field set; returns the new records."""
+    decode, encode = codec
+    path = manifest_path(table, name)
+    data = path.read_bytes()
+    fmt = mf.detect_manifest_format(data)
+    field_set = mf.detect_field_set(data, fmt, kind)
+    records = transform(decode(data, fmt))
+    path.write_bytes(encode(records, fmt, field_set=field_set))
+    return records
+
+
 def rewrite_manifest_list(
     table: Path,
     name: str,
-    transform: Callable[[list[ManifestFileMeta]], list[ManifestFileMeta]],
+    transform: Callable[[list[mf.ManifestFileMeta]], list[mf.ManifestFileMeta]],
     *,
     repair: bool = True,
 ) -> None:
-    path = manifest_path(table, name)
-    data = path.read_bytes()
-    fmt = detect_manifest_format(data)
-    field_set = detect_field_set(data, fmt, MetaFileKind.MANIFEST_LIST)
-    metas = transform(decode_manifest_list(data, fmt))
-    path.write_bytes(encode_manifest_list(metas, fmt, field_set=field_set))
+    codec = (mf.decode_manifest_list, mf.encode_manifest_list)
+    rewrite_meta_file(table, name, MetaFileKind.MANIFEST_LIST, codec, transform)
     if repair:
         repair_list_size(table, name)
 
@@ -239,21 +244,17 @@ def repair_manifest_size(table: Path, manifest_name: str) -> None:
 def rewrite_manifest(
     table: Path,
     name: str,
-    transform: Callable[[list[ManifestEntry]], list[ManifestEntry]],
+    transform: Callable[[list[mf.ManifestEntry]], list[mf.ManifestEntry]],
     *,
     repair_counts: bool = False,
 ) -> None:
     """Re-encode a data manifest after ``transform``; sizes (and, if asked, the ADD/DELETE
     counts) in the manifest lists follow."""
-    path = manifest_path(table, name)
-    data = path.read_bytes()
-    fmt = detect_manifest_format(data)
-    field_set = detect_field_set(data, fmt, MetaFileKind.MANIFEST)
-    entries = transform(decode_manifest_entries(data, fmt))
-    path.write_bytes(encode_manifest_entries(entries, fmt, field_set=field_set))
+    codec = (mf.decode_manifest_entries, mf.encode_manifest_entries)
+    entries = rewrite_meta_file(table, name, MetaFileKind.MANIFEST, codec, transform)
     repair_manifest_size(table, name)
     if repair_counts:
-        added = sum(e.kind is FileKind.ADD for e in entries)
+        added = sum(e.kind is mf.FileKind.ADD for e in entries)
         deleted = len(entries) - added
         for list_name in meta_files(table, MetaFileKind.MANIFEST_LIST):
             if any(m.file_name == name for m in read_list(table, list_name)):
@@ -291,7 +292,9 @@ def edit_file_meta(
         )
 
 
-def edit_entry(table: Path, file_name: str, edit: Callable[[ManifestEntry], ManifestEntry]) -> None:
+def edit_entry(
+    table: Path, file_name: str, edit: Callable[[mf.ManifestEntry], mf.ManifestEntry]
+) -> None:
     """Apply ``edit`` to every manifest entry of ``file_name``."""
     for name in manifests_naming(table, file_name):
         rewrite_manifest(
@@ -302,14 +305,10 @@ def edit_entry(table: Path, file_name: str, edit: Callable[[ManifestEntry], Mani
 def rewrite_index_manifest(
     table: Path,
     name: str,
-    transform: Callable[[list[IndexManifestEntry]], list[IndexManifestEntry]],
+    transform: Callable[[list[mf.IndexManifestEntry]], list[mf.IndexManifestEntry]],
 ) -> None:
-    path = manifest_path(table, name)
-    data = path.read_bytes()
-    fmt = detect_manifest_format(data)
-    field_set = detect_field_set(data, fmt, MetaFileKind.INDEX_MANIFEST)
-    entries = transform(decode_index_manifest(data, fmt))
-    path.write_bytes(encode_index_manifest(entries, fmt, field_set=field_set))
+    codec = (mf.decode_index_manifest, mf.encode_index_manifest)
+    rewrite_meta_file(table, name, MetaFileKind.INDEX_MANIFEST, codec, transform)
 
 
 def index_manifests(table: Path) -> list[str]:
@@ -317,7 +316,9 @@ def index_manifests(table: Path) -> list[str]:
 
 
 def edit_index_entries(
-    table: Path, index_file_name: str, edit: Callable[[IndexManifestEntry], IndexManifestEntry]
+    table: Path,
+    index_file_name: str,
+    edit: Callable[[mf.IndexManifestEntry], mf.IndexManifestEntry],
 ) -> None:
     """Apply ``edit`` to the entries of one index file in every index manifest."""
     for name in index_manifests(table):

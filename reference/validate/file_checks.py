@@ -132,12 +132,12 @@ def check_footer(
     found: list[tuple[r.Rule, str]] = []
     if missing:
         found.append(
-            (r.DATA_FILE_COLUMNS, f"lacks column(s) {missing}; has {list(footer.columns)}")
+            (r.Rule.DATA_FILE_COLUMNS, f"lacks column(s) {missing}; has {list(footer.columns)}")
         )
     if footer.row_count != meta.row_count:
         found.append(
             (
-                r.DATA_FILE_ROW_COUNT,
+                r.Rule.DATA_FILE_ROW_COUNT,
                 f"holds {footer.row_count} rows, _ROW_COUNT says {meta.row_count}",
             )
         )
@@ -199,8 +199,12 @@ def _check_presence(
     elsewhere = [p for p in listing().get(live_file.entry.file.file_name, []) if p != file]
     if elsewhere:
         reason = f"not in its bucket directory; found at {', '.join(elsewhere)}"
-        return None, [r.violation(r.DATA_FILE_WRONG_DIRECTORY, file, reason, live_file.snapshot_id)]
-    return None, [r.violation(r.DATA_FILE_MISSING, file, "no such file", live_file.snapshot_id)]
+        return None, [
+            r.violation(r.Rule.DATA_FILE_WRONG_DIRECTORY, file, reason, live_file.snapshot_id)
+        ]
+    return None, [
+        r.violation(r.Rule.DATA_FILE_MISSING, file, "no such file", live_file.snapshot_id)
+    ]
 
 
 def check_extra_files(file_io: FileIO, table_root: str, live_file: LiveFile) -> list[r.Violation]:
@@ -212,7 +216,7 @@ def check_extra_files(file_io: FileIO, table_root: str, live_file: LiveFile) -> 
         if not file_io.exists(path):
             found.append(
                 r.violation(
-                    r.EXTRA_FILE_MISSING,
+                    r.Rule.EXTRA_FILE_MISSING,
                     r.relative_file(table_root, path),
                     f"listed in _EXTRA_FILES of {live_file.entry.file.file_name}",
                     live_file.snapshot_id,
@@ -239,7 +243,7 @@ def check_data_file(
     if size != meta.file_size:
         found.append(
             r.violation(
-                r.DATA_FILE_SIZE_MISMATCH,
+                r.Rule.DATA_FILE_SIZE_MISMATCH,
                 file,
                 f"{size} bytes, _FILE_SIZE says {meta.file_size}",
                 snapshot_id,
@@ -249,7 +253,7 @@ def check_data_file(
     if file_schema is None:
         found.append(
             r.violation(
-                r.DATA_FILE_SCHEMA_MISSING,
+                r.Rule.DATA_FILE_SCHEMA_MISSING,
                 file,
                 f"_SCHEMA_ID {meta.schema_id} has no schema file",
                 snapshot_id,
@@ -258,16 +262,16 @@ def check_data_file(
         return False, found
     found += run_check(
         lambda: [
-            r.violation(r.FILE_META_INVALID, file, reason, snapshot_id)
+            r.violation(r.Rule.FILE_META_INVALID, file, reason, snapshot_id)
             for reason in check_meta_consistency(meta, file_schema)
         ],
-        r.FILE_META_INVALID,
+        r.Rule.FILE_META_INVALID,
         file,
         snapshot_id,
     )
     footer, problems = run_read(
         partial(read_data_file_footer, file_io, live_file.path),
-        r.DATA_FILE_UNREADABLE,
+        r.Rule.DATA_FILE_UNREADABLE,
         file,
         snapshot_id,
     )

@@ -49,10 +49,10 @@ def violation_from_error(
     if is_io_failure(error):
         raise error
     if isinstance(error, UnsupportedFeature):
-        return r.violation(r.CHECK_SKIPPED, file, describe_error(error), snapshot)
+        return r.violation(r.Rule.CHECK_SKIPPED, file, describe_error(error), snapshot)
     if isinstance(error, PaimonKitError):
         return r.violation(rule, file, describe_error(error), snapshot)
-    return r.violation(r.CHECK_FAILED, file, describe_error(error), snapshot)
+    return r.violation(r.Rule.CHECK_FAILED, file, describe_error(error), snapshot)
 
 
 def run_check(
@@ -66,6 +66,20 @@ def run_check(
         return check()
     except Exception as error:
         return [violation_from_error(error, rule, file, snapshot)]
+
+
+def read_present(
+    is_present: bool,
+    read: Callable[[], T],
+    rules: tuple[r.Rule, r.Rule],
+    file: str,
+    snapshot: int | None = None,
+) -> tuple[T | None, list[r.Violation]]:
+    """``read`` a file that must exist: ``rules`` are (missing, unreadable)."""
+    missing, unreadable = rules
+    if not is_present:
+        return None, [r.violation(missing, file, "no such file", snapshot)]
+    return run_read(read, unreadable, file, snapshot)
 
 
 def run_read(

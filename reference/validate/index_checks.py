@@ -60,7 +60,7 @@ from reference.spec.manifest import (
 from reference.spec.schema import TableSchema
 from reference.store import scan
 from reference.validate import report as r
-from reference.validate.guard import run_read, violation_from_error
+from reference.validate.guard import read_present, run_read, violation_from_error
 from reference.validate.manifest_checks import LiveFile
 
 
@@ -90,17 +90,13 @@ def read_index_manifest_checked(
     if name in memo.manifests:
         return memo.manifests[name], []
     path = layout.manifest_path(table_root, name)
-    file = r.relative_file(table_root, path)
-    entries: list[IndexManifestEntry] | None = None
-    if not file_io.exists(path):
-        found = [r.violation(r.INDEX_MANIFEST_MISSING, file, "no such file", snapshot_id)]
-    else:
-        entries, found = run_read(
-            partial(scan.read_index_manifest, file_io, table_root, name),
-            r.INDEX_MANIFEST_UNREADABLE,
-            file,
-            snapshot_id,
-        )
+    entries, found = read_present(
+        file_io.exists(path),
+        partial(scan.read_index_manifest, file_io, table_root, name),
+        (r.Rule.INDEX_MANIFEST_MISSING, r.Rule.INDEX_MANIFEST_UNREADABLE),
+        r.relative_file(table_root, path),
+        snapshot_id,
+    )
     memo.manifests[name] = entries
     return entries, found
 
@@ -110,10 +106,9 @@ def compute_live_index_entries(entries: Sequence[IndexManifestEntry]) -> list[In
     live: dict[tuple[bytes, int, str], IndexManifestEntry] = {}
     for entry in entries:
         key = (entry.partition, entry.bucket, entry.index_file.file_name)
+        live.pop(key, None)
         if entry.kind is FileKind.ADD:
             live[key] = entry
-        else:
-            live.pop(key, None)
     return list(live.values())
 
 
@@ -134,13 +129,15 @@ def decode_vectors(
         try:
             vector = decode_deletion_vector(data, dv.offset, dv.length)
         except PaimonFormatError as error:
-            problems.append((r.DV_UNREADABLE, f"vector of {dv.data_file_name}: {error.reason}"))
+            problems.append(
+                (r.Rule.DV_UNREADABLE, f"vector of {dv.data_file_name}: {error.reason}")
+            )
             continue
         vectors[dv.data_file_name] = vector
         if dv.cardinality is not None and dv.cardinality != len(vector.positions):
             problems.append(
                 (
-                    r.DV_CARDINALITY_MISMATCH,
+                    r.Rule.DV_CARDINALITY_MISMATCH,
                     f"vector of {dv.data_file_name} deletes {len(vector.positions)} rows, "
                     f"_CARDINALITY says {dv.cardinality}",
                 )
@@ -148,21 +145,22 @@ def decode_vectors(
     if entry.index_file.row_count != len(ranges):
         problems.append(
             (
-                r.INDEX_ROW_COUNT_MISMATCH,
+                r.Rule.INDEX_ROW_COUNT_MISMATCH,
                 f"_ROW_COUNT {entry.index_file.row_count}, the file has {len(ranges)} vectors",
             )
         )
     return vectors, problems
 
 
-def decode_hashes(data: bytes, entry: IndexManifestEntry) -> tuple[frozenset[int], list[str]]:
+def decode_hashes(
+    data: bytes, entry: IndexManifestEntry
+) -> tuple[frozenset[int], list[tuple[r.Rule, str]]]:
     """Rule 4: the hashes of a HASH index file and what is wrong with its row count."""
     hashes = decode_hash_index(data)
     if entry.index_file.row_count == len(hashes):
         return frozenset(hashes), []
-    return frozenset(hashes), [
-        f"_ROW_COUNT {entry.index_file.row_count}, the file has {len(hashes)} hashes"
-    ]
+    reason = f"_ROW_COUNT {entry.index_file.row_count}, the file has {len(hashes)} hashes"
+    return frozenset(hashes), [(r.Rule.INDEX_ROW_COUNT_MISMATCH, reason)]
 
 
 def _judge_index_bytes(
@@ -170,25 +168,21 @@ def _judge_index_bytes(
 ) -> list[r.Violation]:
     """Rules 2 and 4 for the bytes of one index file; other index types are not checked."""
     name = entry.index_file.file_name
+    problems: list[tuple[r.Rule, str]] = []
+    found: list[r.Violation] = []
     if entry.index_file.index_type == DELETION_VECTORS_INDEX_TYPE:
-        decoded, found = run_read(
-            partial(decode_vectors, data, entry), r.DV_UNREADABLE, file, snapshot_id
+        vectors, found = run_read(
+            partial(decode_vectors, data, entry), r.Rule.DV_UNREADABLE, file, snapshot_id
         )
-        if decoded is None:
-            return found
-        memo.vectors[name] = decoded[0]
-        return [r.violation(rule, file, reason, snapshot_id) for rule, reason in decoded[1]]
-    if entry.index_file.index_type == HASH_INDEX_TYPE:
+        if vectors is not None:
+            memo.vectors[name], problems = vectors
+    elif entry.index_file.index_type == HASH_INDEX_TYPE:
         hashes, found = run_read(
-            partial(decode_hashes, data, entry), r.HASH_INDEX_UNREADABLE, file, snapshot_id
+            partial(decode_hashes, data, entry), r.Rule.HASH_INDEX_UNREADABLE, file, snapshot_id
         )
-        if hashes is None:
-            return found
-        memo.hashes[name] = hashes[0]
-        return [
-            r.violation(r.INDEX_ROW_COUNT_MISMATCH, file, why, snapshot_id) for why in hashes[1]
-        ]
-    return []
+        if hashes is not None:
+            memo.hashes[name], problems = hashes
+    return found + [r.violation(rule, file, reason, snapshot_id) for rule, reason in problems]
 
 
 def check_index_file(
@@ -208,12 +202,12 @@ def check_index_file(
     try:
         data = file_io.read_bytes(path)
     except FileMissingError:
-        return [r.violation(r.INDEX_FILE_MISSING, file, "no such file", snapshot_id)]
+        return [r.violation(r.Rule.INDEX_FILE_MISSING, file, "no such file", snapshot_id)]
     found: list[r.Violation] = []
     if len(data) != index_file.file_size:
         found.append(
             r.violation(
-                r.INDEX_FILE_SIZE_MISMATCH,
+                r.Rule.INDEX_FILE_SIZE_MISMATCH,
                 file,
                 f"{len(data)} bytes, _FILE_SIZE says {index_file.file_size}",
                 snapshot_id,
@@ -248,7 +242,7 @@ def check_vectors_against_files(
             if key in owners:
                 found.append(
                     r.violation(
-                        r.DV_DUPLICATE,
+                        r.Rule.DV_DUPLICATE,
                         file,
                         f"{dv.data_file_name} also has a vector in {owners[key]}",
                         snapshot_id,
@@ -259,7 +253,7 @@ def check_vectors_against_files(
             if live_file is None:
                 found.append(
                     r.violation(
-                        r.DV_DANGLING,
+                        r.Rule.DV_DANGLING,
                         file,
                         f"vector of {dv.data_file_name}, which is not live in bucket "
                         f"{entry.bucket}",
@@ -272,7 +266,7 @@ def check_vectors_against_files(
             if vector is not None and vector.positions and vector.positions.max() >= row_count:
                 found.append(
                     r.violation(
-                        r.DV_POSITION_OUT_OF_RANGE,
+                        r.Rule.DV_POSITION_OUT_OF_RANGE,
                         file,
                         f"vector of {dv.data_file_name} deletes position "
                         f"{vector.positions.max()}, the file has {row_count} rows",
@@ -311,7 +305,7 @@ def check_hash_index_keys(
         if missing:
             found.append(
                 r.violation(
-                    r.HASH_INDEX_MISSING_KEY,
+                    r.Rule.HASH_INDEX_MISSING_KEY,
                     files.get(key, layout.INDEX_DIR),
                     f"bucket {key[1]}: {len(missing)} key hash(es) not indexed, e.g. "
                     f"{sorted(missing)[0]}",
@@ -389,7 +383,7 @@ def check_file_index(
         return [], []  # reported as EXTRA_FILE_MISSING
     except Exception as error:
         return [], [
-            violation_from_error(error, r.FILE_INDEX_UNREADABLE, file, live_file.snapshot_id)
+            violation_from_error(error, r.Rule.FILE_INDEX_UNREADABLE, file, live_file.snapshot_id)
         ]
 
 

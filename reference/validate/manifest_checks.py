@@ -55,7 +55,8 @@ from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.store import scan
 from reference.validate import report as r
-from reference.validate.guard import run_check, run_read
+from reference.validate.guard import read_present, run_check, run_read
+from reference.validate.metadata_checks import snapshot_violation
 from reference.validate.stats_checks import find_stats_disagreements
 
 
@@ -91,6 +92,14 @@ class SnapshotFiles:
     complete: bool
 
 
+def live_file_violation(
+    rule: r.Rule, table_root: str, live_file: LiveFile, reason: str
+) -> r.Violation:
+    """A finding on a live data file, in the snapshot it was live in."""
+    file = r.relative_file(table_root, live_file.path)
+    return r.violation(rule, file, reason, live_file.snapshot_id)
+
+
 def manifest_file(table_root: str, name: str) -> str:
     return r.relative_file(table_root, layout.manifest_path(table_root, name))
 
@@ -123,27 +132,16 @@ def read_manifest_list_checked(
         return memo.lists[name], []
     file = manifest_file(table_root, name)
     size = read_file_size(file_io, layout.manifest_path(table_root, name))
-    found: list[r.Violation] = []
-    metas: list[ManifestFileMeta] | None = None
-    if size is None:
-        found.append(r.violation(r.MANIFEST_LIST_MISSING, file, "no such file", snapshot_id))
-    else:
-        if recorded_size is not None and recorded_size != size:
-            found.append(
-                r.violation(
-                    r.MANIFEST_LIST_SIZE_MISMATCH,
-                    file,
-                    f"{size} bytes, the snapshot records {recorded_size}",
-                    snapshot_id,
-                )
-            )
-        metas, problems = run_read(
-            partial(scan.read_manifest_list, file_io, table_root, name),
-            r.MANIFEST_LIST_UNREADABLE,
-            file,
-            snapshot_id,
-        )
-        found.extend(problems)
+    metas, found = read_present(
+        size is not None,
+        partial(scan.read_manifest_list, file_io, table_root, name),
+        (r.Rule.MANIFEST_LIST_MISSING, r.Rule.MANIFEST_LIST_UNREADABLE),
+        file,
+        snapshot_id,
+    )
+    if size is not None and recorded_size is not None and recorded_size != size:
+        reason = f"{size} bytes, the snapshot records {recorded_size}"
+        found.append(r.violation(r.Rule.MANIFEST_LIST_SIZE_MISMATCH, file, reason, snapshot_id))
     memo.lists[name] = metas
     return metas, found
 
@@ -210,17 +208,17 @@ def _judge_manifest(
 ) -> list[r.Violation]:
     file = manifest_file(table_root, meta.file_name)
     found = [
-        r.violation(r.MANIFEST_FILE_COUNT_MISMATCH, file, reason, snapshot_id)
+        r.violation(r.Rule.MANIFEST_FILE_COUNT_MISMATCH, file, reason, snapshot_id)
         for reason in check_entry_counts(meta, entries)
     ]
     found += [
-        r.violation(r.MANIFEST_RANGE_MISMATCH, file, reason, snapshot_id)
+        r.violation(r.Rule.MANIFEST_RANGE_MISMATCH, file, reason, snapshot_id)
         for reason in check_manifest_ranges(meta, entries)
     ]
     if meta.schema_id not in schemas:
         found.append(
             r.violation(
-                r.MANIFEST_SCHEMA_MISSING,
+                r.Rule.MANIFEST_SCHEMA_MISSING,
                 file,
                 f"_SCHEMA_ID {meta.schema_id} has no schema file",
                 snapshot_id,
@@ -228,7 +226,7 @@ def _judge_manifest(
         )
     partitions, problems = run_read(
         partial(decode_partitions, entries, partition_type),
-        r.PARTITION_UNDECODABLE,
+        r.Rule.PARTITION_UNDECODABLE,
         file,
         snapshot_id,
     )
@@ -236,10 +234,10 @@ def _judge_manifest(
     if partitions is not None:
         found += run_check(
             lambda: [
-                r.violation(r.MANIFEST_PARTITION_STATS_MISMATCH, file, reason, snapshot_id)
+                r.violation(r.Rule.MANIFEST_PARTITION_STATS_MISMATCH, file, reason, snapshot_id)
                 for reason in check_partition_stats(meta, partitions, partition_type)
             ],
-            r.MANIFEST_PARTITION_STATS_MISMATCH,
+            r.Rule.MANIFEST_PARTITION_STATS_MISMATCH,
             file,
             snapshot_id,
         )
@@ -252,15 +250,12 @@ def _read_manifest_once(
     """Size and entries of a manifest into ``memo`` (None when missing or unreadable)."""
     if name in memo.manifests:
         return []
-    file = manifest_file(table_root, name)
     memo.sizes[name] = read_file_size(file_io, layout.manifest_path(table_root, name))
-    if memo.sizes[name] is None:
-        memo.manifests[name] = None
-        return [r.violation(r.MANIFEST_MISSING, file, "no such file", snapshot_id)]
-    entries, found = run_read(
+    entries, found = read_present(
+        memo.sizes[name] is not None,
         partial(scan.read_manifest, file_io, table_root, name),
-        r.MANIFEST_UNREADABLE,
-        file,
+        (r.Rule.MANIFEST_MISSING, r.Rule.MANIFEST_UNREADABLE),
+        manifest_file(table_root, name),
         snapshot_id,
     )
     memo.manifests[name] = entries
@@ -288,7 +283,7 @@ def read_manifest_checked(
     if size is not None and size != meta.file_size:
         found.append(
             r.violation(
-                r.MANIFEST_SIZE_MISMATCH,
+                r.Rule.MANIFEST_SIZE_MISMATCH,
                 manifest_file(table_root, meta.file_name),
                 f"{size} bytes, _FILE_SIZE says {meta.file_size}",
                 snapshot_id,
@@ -395,7 +390,7 @@ def check_replay(
     """Rule 2."""
     found = [
         r.violation(
-            r.FILE_ADDED_TWICE,
+            r.Rule.FILE_ADDED_TWICE,
             manifest_file(table_root, name),
             f"{entry.file.file_name} (bucket {entry.bucket}, level {entry.file.level}) is "
             "added while already live",
@@ -405,7 +400,7 @@ def check_replay(
     ]
     found += [
         r.violation(
-            r.DELETE_OF_MISSING_FILE,
+            r.Rule.DELETE_OF_MISSING_FILE,
             manifest_file(table_root, find_manifest_of(entry, manifests)),
             f"deletes {entry.file.file_name} (bucket {entry.bucket}, level {entry.file.level}), "
             "which no earlier entry added",
@@ -415,7 +410,7 @@ def check_replay(
     ]
     found += [
         r.violation(
-            r.FILE_LIVE_TWICE,
+            r.Rule.FILE_LIVE_TWICE,
             manifest_file(table_root, find_manifest_of(entry, manifests)),
             f"{entry.file.file_name} is live at level {entry.file.level} and at another level "
             f"of bucket {entry.bucket}",
@@ -434,30 +429,28 @@ def check_record_counts(
     branch: str,
 ) -> list[r.Violation]:
     """Rule 3 for the data manifests."""
-    file = r.relative_file(table_root, layout.snapshot_path(table_root, snapshot.id, branch))
-    found: list[r.Violation] = []
     delta = compute_record_count_delta(delta_entries)
-    if snapshot.delta_record_count is not None and snapshot.delta_record_count != delta:
-        found.append(
-            r.violation(
-                r.SNAPSHOT_DELTA_RECORD_COUNT,
-                file,
-                f"deltaRecordCount {snapshot.delta_record_count}, the delta manifests add "
-                f"{delta} rows net",
-                snapshot.id,
-            )
-        )
     total = sum(e.file.row_count for e in live)
-    if snapshot.total_record_count is not None and snapshot.total_record_count != total:
-        found.append(
-            r.violation(
-                r.SNAPSHOT_LIVE_RECORD_COUNT,
-                file,
-                f"totalRecordCount {snapshot.total_record_count}, the live files hold {total} rows",
-                snapshot.id,
-            )
-        )
-    return found
+    checks = (
+        (
+            r.Rule.SNAPSHOT_DELTA_RECORD_COUNT,
+            snapshot.delta_record_count,
+            delta,
+            f"deltaRecordCount {snapshot.delta_record_count}, the delta manifests add "
+            f"{delta} rows net",
+        ),
+        (
+            r.Rule.SNAPSHOT_LIVE_RECORD_COUNT,
+            snapshot.total_record_count,
+            total,
+            f"totalRecordCount {snapshot.total_record_count}, the live files hold {total} rows",
+        ),
+    )
+    return [
+        snapshot_violation(rule, table_root, snapshot.id, branch, reason)
+        for rule, recorded, actual, reason in checks
+        if recorded is not None and recorded != actual
+    ]
 
 
 def check_changelog_count(
@@ -468,13 +461,10 @@ def check_changelog_count(
     recorded = snapshot.changelog_record_count
     if recorded is None or recorded == rows:
         return []
-    file = r.relative_file(table_root, layout.snapshot_path(table_root, snapshot.id, branch))
+    reason = f"changelogRecordCount {recorded}, the changelog manifests hold {rows} rows"
     return [
-        r.violation(
-            r.SNAPSHOT_CHANGELOG_RECORD_COUNT,
-            file,
-            f"changelogRecordCount {recorded}, the changelog manifests hold {rows} rows",
-            snapshot.id,
+        snapshot_violation(
+            r.Rule.SNAPSHOT_CHANGELOG_RECORD_COUNT, table_root, snapshot.id, branch, reason
         )
     ]
 
@@ -586,13 +576,13 @@ def check_partition_total_buckets(table_root: str, files: Sequence[LiveFile]) ->
         majority = max(counts, key=lambda c: sum(f.entry.total_buckets == c for f in members))
         for live_file in members:
             if live_file.entry.total_buckets != majority:
+                reason = (
+                    f"_TOTAL_BUCKETS {live_file.entry.total_buckets}, other files of its "
+                    f"partition say {majority}"
+                )
                 found.append(
-                    r.violation(
-                        r.TOTAL_BUCKETS_MISMATCH,
-                        r.relative_file(table_root, live_file.path),
-                        f"_TOTAL_BUCKETS {live_file.entry.total_buckets}, other files of its "
-                        f"partition say {majority}",
-                        live_file.snapshot_id,
+                    live_file_violation(
+                        r.Rule.TOTAL_BUCKETS_MISMATCH, table_root, live_file, reason
                     )
                 )
     return found
@@ -601,16 +591,16 @@ def check_partition_total_buckets(table_root: str, files: Sequence[LiveFile]) ->
 def check_buckets(
     table_root: str, files: Sequence[LiveFile], schemas: Mapping[int, TableSchema]
 ) -> list[r.Violation]:
+    """Rule 4 for the live files of one snapshot."""
     found: list[r.Violation] = []
     for live_file in files:
         file_schema = schemas.get(live_file.entry.file.schema_id)
-        file = r.relative_file(table_root, live_file.path)
         found += [
-            r.violation(r.BUCKET_OUT_OF_RANGE, file, reason, live_file.snapshot_id)
+            live_file_violation(r.Rule.BUCKET_OUT_OF_RANGE, table_root, live_file, reason)
             for reason in check_bucket_range(live_file)
         ]
         found += [
-            r.violation(r.TOTAL_BUCKETS_MISMATCH, file, reason, live_file.snapshot_id)
+            live_file_violation(r.Rule.TOTAL_BUCKETS_MISMATCH, table_root, live_file, reason)
             for reason in check_total_buckets(live_file, file_schema)
         ]
     return found + check_partition_total_buckets(table_root, files)
@@ -659,19 +649,15 @@ def check_levels(
             continue
         overlaps, problems = run_read(
             partial(find_overlaps, members, key_types),
-            r.FILE_META_INVALID,
+            r.Rule.FILE_META_INVALID,
             r.relative_file(table_root, members[0].path),
             members[0].snapshot_id,
         )
         found.extend(problems)
         for left, right in overlaps or []:
-            found.append(
-                r.violation(
-                    r.LEVEL_OVERLAP,
-                    r.relative_file(table_root, right.path),
-                    f"level {level} of bucket {bucket}: its key range overlaps that of "
-                    f"{left.entry.file.file_name}",
-                    right.snapshot_id,
-                )
+            reason = (
+                f"level {level} of bucket {bucket}: its key range overlaps that of "
+                f"{left.entry.file.file_name}"
             )
+            found.append(live_file_violation(r.Rule.LEVEL_OVERLAP, table_root, right, reason))
     return found

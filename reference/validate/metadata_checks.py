@@ -26,8 +26,10 @@ Rules checked here:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
+from typing import Generic, TypeVar
 
 from reference import layout
 from reference.errors import FileMissingError, SnapshotNotFoundError, TableNotFoundError
@@ -39,6 +41,15 @@ from reference.validate import report as r
 from reference.validate.guard import run_check, run_read, violation_from_error
 
 MAX_LISTED_IDS = 10
+T = TypeVar("T")
+
+
+def snapshot_violation(
+    rule: r.Rule, table_root: str, snapshot_id: int, branch: str, reason: str
+) -> r.Violation:
+    """A finding on the file of snapshot ``snapshot_id`` of ``branch``."""
+    file = r.relative_file(table_root, layout.snapshot_path(table_root, snapshot_id, branch))
+    return r.violation(rule, file, reason, snapshot_id)
 
 
 def compute_missing_ids(ids: Sequence[int], first: int) -> list[int]:
@@ -68,9 +79,9 @@ def _read_schema(
     try:
         return metadata.read_schema(file_io, table_root, schema_id, branch), []
     except TableNotFoundError as error:
-        return None, [r.violation(r.SCHEMA_ID_MISMATCH, file, error.reason)]
+        return None, [r.violation(r.Rule.SCHEMA_ID_MISMATCH, file, error.reason)]
     except Exception as error:
-        return None, [violation_from_error(error, r.SCHEMA_UNREADABLE, file)]
+        return None, [violation_from_error(error, r.Rule.SCHEMA_UNREADABLE, file)]
 
 
 def _check_schema_rules(schema: TableSchema, file: str) -> list[r.Violation]:
@@ -78,7 +89,7 @@ def _check_schema_rules(schema: TableSchema, file: str) -> list[r.Violation]:
         validate_schema(schema)
         return []
 
-    return run_check(check, r.SCHEMA_INVALID, file)
+    return run_check(check, r.Rule.SCHEMA_INVALID, file)
 
 
 def read_schemas(
@@ -88,12 +99,14 @@ def read_schemas(
     directory = r.relative_file(table_root, layout.schema_dir(table_root, branch))
     ids = metadata.list_schema_ids(file_io, table_root, branch)
     if not ids:
-        return {}, [r.violation(r.SCHEMA_MISSING, directory, "no schema-<id> file")]
+        return {}, [r.violation(r.Rule.SCHEMA_MISSING, directory, "no schema-<id> file")]
     found: list[r.Violation] = []
     missing = compute_missing_ids(ids, 0)
     if missing:
         found.append(
-            r.violation(r.SCHEMA_ID_GAP, directory, f"schema ids missing: {describe_ids(missing)}")
+            r.violation(
+                r.Rule.SCHEMA_ID_GAP, directory, f"schema ids missing: {describe_ids(missing)}"
+            )
         )
     schemas: dict[int, TableSchema] = {}
     for schema_id in ids:
@@ -118,10 +131,14 @@ def _read_snapshot(
     try:
         return metadata.read_snapshot(file_io, table_root, snapshot_id, branch), []
     except SnapshotNotFoundError as error:
-        rule = r.SNAPSHOT_ID_MISMATCH if "holds id" in error.reason else r.SNAPSHOT_UNREADABLE
+        rule = (
+            r.Rule.SNAPSHOT_ID_MISMATCH
+            if "holds id" in error.reason
+            else r.Rule.SNAPSHOT_UNREADABLE
+        )
         return None, [r.violation(rule, file, error.reason, snapshot_id)]
     except Exception as error:
-        return None, [violation_from_error(error, r.SNAPSHOT_UNREADABLE, file, snapshot_id)]
+        return None, [violation_from_error(error, r.Rule.SNAPSHOT_UNREADABLE, file, snapshot_id)]
 
 
 def read_snapshots(
@@ -138,7 +155,7 @@ def read_snapshots(
     if missing:
         found.append(
             r.violation(
-                r.SNAPSHOT_ID_GAP,
+                r.Rule.SNAPSHOT_ID_GAP,
                 directory,
                 f"snapshots {ids[0]}..{ids[-1]} lack ids {describe_ids(missing)}",
             )
@@ -151,15 +168,10 @@ def read_snapshots(
             continue
         snapshots[snapshot_id] = snapshot
         if snapshot.schema_id not in schemas:
-            file = r.relative_file(
-                table_root, layout.snapshot_path(table_root, snapshot_id, branch)
-            )
+            reason = f"schemaId {snapshot.schema_id} has no schema file"
             found.append(
-                r.violation(
-                    r.SNAPSHOT_SCHEMA_MISSING,
-                    file,
-                    f"schemaId {snapshot.schema_id} has no schema file",
-                    snapshot_id,
+                snapshot_violation(
+                    r.Rule.SNAPSHOT_SCHEMA_MISSING, table_root, snapshot_id, branch, reason
                 )
             )
     return ids, snapshots, found
@@ -181,13 +193,13 @@ def _check_hint(
         return []
     value = decode_hint(data)
     if value is None:
-        return [r.violation(r.HINT_WRONG, file, f"{hint.value} does not hold a snapshot id")]
+        return [r.violation(r.Rule.HINT_WRONG, file, f"{hint.value} does not hold a snapshot id")]
     if expected is None:
-        return [r.violation(r.HINT_WRONG, file, f"{hint.value} says {value}, there is none")]
+        return [r.violation(r.Rule.HINT_WRONG, file, f"{hint.value} says {value}, there is none")]
     if value != expected:
         return [
             r.violation(
-                r.HINT_WRONG, file, f"{hint.value} says {value}, the snapshot is {expected}"
+                r.Rule.HINT_WRONG, file, f"{hint.value} says {value}, the snapshot is {expected}"
             )
         ]
     return []
@@ -227,17 +239,13 @@ def check_record_count_chain(
             continue
         expected = previous.total_record_count + current.delta_record_count
         if current.total_record_count != expected:
-            file = r.relative_file(
-                table_root, layout.snapshot_path(table_root, snapshot_id, branch)
+            reason = (
+                f"totalRecordCount {current.total_record_count} != previous total "
+                f"{previous.total_record_count} + deltaRecordCount {current.delta_record_count}"
             )
             found.append(
-                r.violation(
-                    r.SNAPSHOT_TOTAL_RECORD_COUNT,
-                    file,
-                    f"totalRecordCount {current.total_record_count} != previous total "
-                    f"{previous.total_record_count} + deltaRecordCount "
-                    f"{current.delta_record_count}",
-                    snapshot_id,
+                snapshot_violation(
+                    r.Rule.SNAPSHOT_TOTAL_RECORD_COUNT, table_root, snapshot_id, branch, reason
                 )
             )
     return found
@@ -261,6 +269,45 @@ def is_same_snapshot(left: Snapshot, right: Snapshot) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class NamedFiles(Generic[T]):
+    """One kind of named metadata file of a branch (tags, consumers): how to list the names,
+    where a name's file is, how to read it, and the rule a file that does not parse breaks."""
+
+    list_names: Callable[[FileIO, str, str], Sequence[str]]
+    path_of: Callable[[str, str, str], str]
+    read: Callable[[FileIO, str, str, str], T]
+    unreadable: r.Rule
+
+
+TAG_FILES = NamedFiles(
+    metadata.list_tag_names, layout.tag_path, metadata.read_tag, r.Rule.TAG_UNREADABLE
+)
+CONSUMER_FILES = NamedFiles(
+    metadata.list_consumer_ids,
+    layout.consumer_path,
+    metadata.read_consumer,
+    r.Rule.CONSUMER_UNREADABLE,
+)
+
+
+def read_named_files(
+    file_io: FileIO, table_root: str, branch: str, kind: NamedFiles[T]
+) -> tuple[list[tuple[str, str, T]], list[r.Violation]]:
+    """``(name, file, value)`` of each file of ``kind`` that parses (``file`` relative to the
+    table root), and a finding for each that does not."""
+    parsed: list[tuple[str, str, T]] = []
+    found: list[r.Violation] = []
+    for name in kind.list_names(file_io, table_root, branch):
+        file = r.relative_file(table_root, kind.path_of(table_root, name, branch))
+        read = partial(kind.read, file_io, table_root, name, branch)
+        value, problems = run_read(read, kind.unreadable, file)
+        found.extend(problems)
+        if value is not None:
+            parsed.append((name, file, value))
+    return parsed, found
+
+
 def read_tags(
     file_io: FileIO,
     table_root: str,
@@ -271,23 +318,14 @@ def read_tags(
     """Every tag that parses, and the findings of rule 5 that need no manifest."""
     latest = max(snapshot_ids) if snapshot_ids else 0
     tags: dict[str, Tag] = {}
-    found: list[r.Violation] = []
-    for name in metadata.list_tag_names(file_io, table_root, branch):
-        file = r.relative_file(table_root, layout.tag_path(table_root, name, branch))
-        tag, problems = run_read(
-            partial(metadata.read_tag, file_io, table_root, name, branch),
-            r.TAG_UNREADABLE,
-            file,
-        )
-        found.extend(problems)
-        if tag is None:
-            continue
+    parsed, found = read_named_files(file_io, table_root, branch, TAG_FILES)
+    for name, file, tag in parsed:
         tags[name] = tag
         tagged = tag.snapshot
         if tagged.id > latest:
             found.append(
                 r.violation(
-                    r.TAG_DANGLING,
+                    r.Rule.TAG_DANGLING,
                     file,
                     f"tag '{name}' names snapshot {tagged.id}, beyond the latest ({latest})",
                 )
@@ -295,22 +333,13 @@ def read_tags(
         elif tagged.id in snapshots and not is_same_snapshot(tagged, snapshots[tagged.id]):
             found.append(
                 r.violation(
-                    r.TAG_SNAPSHOT_MISMATCH,
+                    r.Rule.TAG_SNAPSHOT_MISMATCH,
                     file,
                     f"tag '{name}' differs from snapshot-{tagged.id} (manifest lists, schema "
                     "or commit time)",
                 )
             )
     return tags, found
-
-
-def list_branches(file_io: FileIO, table_root: str) -> list[str]:
-    """Names of the branches under ``branch/`` (the main branch is not listed)."""
-    directory = layout.branch_dir(table_root)
-    if not file_io.exists(directory):
-        return []
-    names = (layout.parse_branch_name(name) for name in file_io.list_dir(directory))
-    return sorted(name for name in names if name is not None)
 
 
 def check_consumers(
@@ -322,21 +351,12 @@ def check_consumers(
     """Rule 6."""
     earliest = min(snapshot_ids) if snapshot_ids else 1
     latest = max(snapshot_ids) if snapshot_ids else 0
-    found: list[r.Violation] = []
-    for consumer_id in metadata.list_consumer_ids(file_io, table_root, branch):
-        file = r.relative_file(table_root, layout.consumer_path(table_root, consumer_id, branch))
-        consumer, problems = run_read(
-            partial(metadata.read_consumer, file_io, table_root, consumer_id, branch),
-            r.CONSUMER_UNREADABLE,
-            file,
-        )
-        found.extend(problems)
-        if consumer is None:
-            continue
+    parsed, found = read_named_files(file_io, table_root, branch, CONSUMER_FILES)
+    for consumer_id, file, consumer in parsed:
         if consumer.next_snapshot > latest + 1:
             found.append(
                 r.violation(
-                    r.CONSUMER_AHEAD,
+                    r.Rule.CONSUMER_AHEAD,
                     file,
                     f"consumer '{consumer_id}' expects snapshot {consumer.next_snapshot}, "
                     f"the latest is {latest}",
@@ -345,7 +365,7 @@ def check_consumers(
         elif consumer.next_snapshot < earliest:
             found.append(
                 r.violation(
-                    r.CONSUMER_EXPIRED,
+                    r.Rule.CONSUMER_EXPIRED,
                     file,
                     f"consumer '{consumer_id}' expects snapshot {consumer.next_snapshot}, "
                     f"the earliest left is {earliest}",

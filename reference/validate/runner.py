@@ -22,6 +22,7 @@ from reference.spec import types as t
 from reference.spec.manifest import IndexManifestEntry
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot, Tag
+from reference.store.branches import list_branches
 from reference.validate import report as r
 from reference.validate.data_checks import DeepResult, check_file_contents
 from reference.validate.file_checks import check_data_file, compute_listing
@@ -49,7 +50,6 @@ from reference.validate.metadata_checks import (
     check_consumers,
     check_hints,
     check_record_count_chain,
-    list_branches,
     read_schemas,
     read_snapshots,
     read_tags,
@@ -162,7 +162,7 @@ def check_tag_manifests(
         if missing:
             found.append(
                 r.violation(
-                    r.TAG_DANGLING,
+                    r.Rule.TAG_DANGLING,
                     r.relative_file(table_root, layout.tag_path(table_root, name, branch)),
                     f"tag '{name}' (snapshot {tag.snapshot.id}) lost manifest list(s) "
                     f"{', '.join(missing)}",
@@ -229,7 +229,7 @@ def _check_branch(
     schemas, found = read_schemas(file_io, table_root, branch)
     if branch != layout.MAIN_BRANCH and not schemas:
         directory = r.relative_file(table_root, layout.branch_path(table_root, branch))
-        return [r.violation(r.BRANCH_INVALID, directory, f"branch '{branch}' has no schema")]
+        return [r.violation(r.Rule.BRANCH_INVALID, directory, f"branch '{branch}' has no schema")]
     ids, snapshots, problems = read_snapshots(file_io, table_root, schemas, branch)
     found += problems
     found += check_hints(file_io, table_root, ids, branch)
@@ -254,7 +254,7 @@ def _check_branch(
                 branch=branch,
                 state=state,
             ),
-            r.CHECK_FAILED,
+            r.Rule.CHECK_FAILED,
             file,
             snapshot.id,
         )
@@ -317,7 +317,7 @@ def _check_files(
         file = r.relative_file(table_root, path)
         checked, problems = run_read(
             partial(_check_file, file_io, table_root, item, state),
-            r.CHECK_FAILED,
+            r.Rule.CHECK_FAILED,
             file,
             item.live_file.snapshot_id,
         )
@@ -336,7 +336,7 @@ def _check_files(
             progress(done, len(readable), r.relative_file(table_root, path))
         result, problems = run_read(
             partial(_check_rows, file_io, table_root, item, bodies),
-            r.CHECK_FAILED,
+            r.Rule.CHECK_FAILED,
             r.relative_file(table_root, path),
             item.live_file.snapshot_id,
         )
@@ -406,7 +406,7 @@ def validate_table(
     except Exception as error:
         if is_io_failure(error):
             return TableReport(table_root, unreadable=describe_error(error))
-        failure = r.violation(r.CHECK_FAILED, "", describe_error(error))
+        failure = r.violation(r.Rule.CHECK_FAILED, "", describe_error(error))
         return TableReport(table_root, (failure,))
     return TableReport(table_root, tuple(found), checked=dict(checked))
 

@@ -26,7 +26,7 @@ recorded is right, which is what readers rely on when they skip files:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cmp_to_key
 from typing import Any
 
@@ -92,6 +92,18 @@ def is_truncated_max(data_type: t.DataType, recorded: Value, actual: Value) -> b
     )
 
 
+def is_true_bound(
+    data_type: t.DataType,
+    recorded: Value,
+    actual: Value,
+    is_truncated: Callable[[t.DataType, Value, Value], bool],
+) -> bool:
+    """A recorded min or max is the actual one, or its ``truncate(N)`` form."""
+    return actual is not None and (
+        is_equal_value(data_type, recorded, actual) or is_truncated(data_type, recorded, actual)
+    )
+
+
 def find_column_disagreements(
     name: str,
     data_type: t.DataType,
@@ -111,22 +123,13 @@ def find_column_disagreements(
     if any(is_nan(v) for v in values):
         return reasons
     actual_min, actual_max = compute_extremes(values, data_type)
-    if recorded_min is not None and not (
-        actual_min is not None
-        and (
-            is_equal_value(data_type, recorded_min, actual_min)
-            or is_truncated_min(data_type, recorded_min, actual_min)
-        )
-    ):
-        reasons.append(f"{name}: min {recorded_min!r} recorded, {actual_min!r} found")
-    if recorded_max is not None and not (
-        actual_max is not None
-        and (
-            is_equal_value(data_type, recorded_max, actual_max)
-            or is_truncated_max(data_type, recorded_max, actual_max)
-        )
-    ):
-        reasons.append(f"{name}: max {recorded_max!r} recorded, {actual_max!r} found")
+    bounds = (
+        ("min", recorded_min, actual_min, is_truncated_min),
+        ("max", recorded_max, actual_max, is_truncated_max),
+    )
+    for bound, recorded, actual, is_truncated in bounds:
+        if recorded is not None and not is_true_bound(data_type, recorded, actual, is_truncated):
+            reasons.append(f"{name}: {bound} {recorded!r} recorded, {actual!r} found")
     return reasons
 
 

@@ -49,6 +49,9 @@ def test_arguments() -> None:
         3,
     )
     assert parse("/t").snapshot is None and parse("/t", "--snapshot", "4").snapshot == 4
+    assert parse("/t", "--json").format == "json" and parse("/t").format == "text"
+    with pytest.raises(SystemExit):
+        parse("/t", "--json", "--format", "json")
     with pytest.raises(SystemExit):
         parse("/t", "--snapshot", "4", "--all-snapshots")
 
@@ -91,20 +94,22 @@ def test_unreadable_inputs_exit_2(
 
 
 def test_progress_line() -> None:
-    line = render_progress_line(3, 12, "f1=10/bucket-0/data-x.parquet")
+    line = render_progress_line(3, 12, "f1=10/bucket-0/data-x.parquet", 7.4)
     assert line.startswith("[#######" + "." * 23 + "]")
-    assert " 3/12 files  f1=10/bucket-0/data-x.parquet" in line
+    assert " 3/12 files  7 s  f1=10/bucket-0/data-x.parquet" in line
     assert len(render_progress_line(1, 2, "x" * 500)) < 120
 
 
-def test_progress_bar_redraws_one_line_and_clears_it() -> None:
+def test_progress_bar_redraws_one_line_and_keeps_the_last() -> None:
     stream = io.StringIO()
-    draw = make_progress_bar(stream)
+    ticks = iter([0.0, 1.0, 2.0, 3.0])
+    draw = make_progress_bar(stream, clock=lambda: next(ticks))
     draw(0, 2, "a")
     draw(1, 2, "b")
     draw(2, 2, "")
     text = stream.getvalue()
-    assert "\n" not in text and text.count("\r") >= 3 and text.endswith("\r")
+    assert text.count("\r") == 3 and text.count("\n") == 1 and text.endswith("\n")
+    assert text.rstrip().endswith("2/2 files  3 s  done")
 
 
 class FakeTerminal(io.StringIO):
@@ -112,8 +117,20 @@ class FakeTerminal(io.StringIO):
         return True
 
 
-def test_progress_only_on_a_terminal_with_deep_and_without_quiet() -> None:
+def test_progress_on_a_terminal_or_when_asked_with_deep_and_without_quiet() -> None:
     assert is_progress_shown(parse("/t", "--deep"), FakeTerminal())
+    assert is_progress_shown(parse("/t", "--deep", "--progress"), io.StringIO())
     assert not is_progress_shown(parse("/t", "--deep", "--quiet"), FakeTerminal())
     assert not is_progress_shown(parse("/t"), FakeTerminal())
     assert not is_progress_shown(parse("/t", "--deep"), io.StringIO())
+    with pytest.raises(SystemExit):
+        parse("/t", "--progress", "--quiet")
+
+
+def test_progress_bar_reaches_stderr_with_progress(
+    third_party: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(table(third_party)), "--deep", "--progress", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["exit_code"] == 0
+    assert "files" in captured.err and captured.err.rstrip().endswith("done")

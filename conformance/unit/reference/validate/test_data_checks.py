@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reference.spec import types as t
-from reference.spec.binary_row import serialize_binary_row
+from conformance.unit.reference.validate.records import KEY_TYPES, int_key_schema, key_range_meta
 from reference.spec.data_file import DataFileMeta
-from reference.spec.schema import decode_schema
-from reference.spec.stats import EMPTY_STATS
 from reference.validate.data_checks import (
     FileColumns,
     check_key_copies,
@@ -19,12 +16,7 @@ from reference.validate.data_checks import (
 )
 from reference.validate.report import Rule
 
-INT = t.IntType(nullable=False)
-SCHEMA = decode_schema(
-    '{"version": 3, "id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"},'
-    ' {"id": 1, "name": "v", "type": "STRING"}], "highestFieldId": 1, "partitionKeys": [],'
-    ' "primaryKeys": ["k"], "options": {"bucket": "1"}, "timeMillis": 0}'
-)
+SCHEMA = int_key_schema(1)
 NAMES = ("_KEY_k", "_SEQUENCE_NUMBER", "_VALUE_KIND", "k", "v")
 
 
@@ -40,20 +32,13 @@ def columns(
 
 
 def meta(low: int, high: int, deletes: int | None = 0) -> DataFileMeta:
-    return DataFileMeta(
-        file_name="data-x-0.parquet",
-        file_size=1,
+    return key_range_meta(
+        low,
+        high,
         row_count=3,
-        min_key=serialize_binary_row([low], [INT]),
-        max_key=serialize_binary_row([high], [INT]),
-        key_stats=EMPTY_STATS,
-        value_stats=EMPTY_STATS,
         min_sequence_number=10,
         max_sequence_number=12,
-        schema_id=0,
         level=1,
-        extra_files=(),
-        creation_time=None,
         delete_row_count=deletes,
     )
 
@@ -67,8 +52,8 @@ def test_key_names() -> None:
 
 
 def test_keys_must_strictly_ascend() -> None:
-    assert find_unsorted_keys([(1,), (2,), (5,)], [INT]) == []
-    assert find_unsorted_keys([(1,), (1,), (0,)], [INT]) == [1, 2]
+    assert find_unsorted_keys([(1,), (2,), (5,)], KEY_TYPES) == []
+    assert find_unsorted_keys([(1,), (1,), (0,)], KEY_TYPES) == [1, 2]
 
 
 def test_good_file() -> None:

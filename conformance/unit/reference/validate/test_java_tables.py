@@ -130,7 +130,15 @@ BUILDERS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(BUILDERS))
+SLOW_BUILDERS = {"deletion-vectors-orc"}
+"""Builders whose Java run takes half a minute (compactions, expiration): the slow tier."""
+NAMES = [
+    pytest.param(name, marks=pytest.mark.slow) if name in SLOW_BUILDERS else name
+    for name in sorted(BUILDERS)
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_java_written_table_is_clean(java_harness: JavaHarness, tmp_path: Path, name: str) -> None:
     path = str(tmp_path / name)
     BUILDERS[name](java_harness, path, random.Random(name))

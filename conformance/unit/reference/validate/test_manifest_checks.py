@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reference.spec import types as t
-from reference.spec.binary_row import SERIALIZED_EMPTY_ROW, serialize_binary_row
+from conformance.unit.reference.validate.records import int_key_schema, key_range_meta
+from reference.spec.binary_row import SERIALIZED_EMPTY_ROW
 from reference.spec.data_file import DataFileMeta
 from reference.spec.manifest import FileKind, ManifestEntry, ManifestFileMeta
-from reference.spec.schema import decode_schema
 from reference.spec.stats import EMPTY_STATS
 from reference.validate.manifest_checks import (
     LiveFile,
@@ -22,30 +21,11 @@ from reference.validate.manifest_checks import (
     find_live_twice,
 )
 
-KEY = [t.IntType(nullable=False)]
-SCHEMA = decode_schema(
-    '{"version": 3, "id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"},'
-    ' {"id": 1, "name": "v", "type": "STRING"}], "highestFieldId": 1, "partitionKeys": [],'
-    ' "primaryKeys": ["k"], "options": {"bucket": "2"}, "timeMillis": 0}'
-)
+SCHEMA = int_key_schema(2)
 
 
 def meta(name: str, level: int = 0, low: int = 0, high: int = 9) -> DataFileMeta:
-    return DataFileMeta(
-        file_name=name,
-        file_size=100,
-        row_count=10,
-        min_key=serialize_binary_row([low], KEY),
-        max_key=serialize_binary_row([high], KEY),
-        key_stats=EMPTY_STATS,
-        value_stats=EMPTY_STATS,
-        min_sequence_number=0,
-        max_sequence_number=9,
-        schema_id=0,
-        level=level,
-        extra_files=(),
-        creation_time=None,
-    )
+    return key_range_meta(low, high, file_name=name, level=level)
 
 
 def entry(name: str, kind: FileKind = FileKind.ADD, bucket: int = 0, **file: int) -> ManifestEntry:

@@ -6,9 +6,9 @@ import json
 
 from reference.validate import report as r
 
-ERROR = r.violation(r.DATA_FILE_MISSING, "dt=1/bucket-0/data-a-0.parquet", "no such file", 3)
-WARNING = r.violation(r.HINT_WRONG, "snapshot/LATEST", "LATEST says 2, the snapshot is 3")
-SKIPPED = r.violation(r.CHECK_SKIPPED, "bucket-0/data-b-0.lance", "format 'lance' unsupported")
+ERROR = r.violation(r.Rule.DATA_FILE_MISSING, "dt=1/bucket-0/data-a-0.parquet", "no such file", 3)
+WARNING = r.violation(r.Rule.HINT_WRONG, "snapshot/LATEST", "LATEST says 2, the snapshot is 3")
+SKIPPED = r.violation(r.Rule.CHECK_SKIPPED, "bucket-0/data-b-0.lance", "format 'lance' unsupported")
 
 
 def test_every_rule_is_registered_once_with_a_spec_reference() -> None:
@@ -19,7 +19,7 @@ def test_every_rule_is_registered_once_with_a_spec_reference() -> None:
 
 def test_violation_takes_severity_and_spec_reference_from_its_rule() -> None:
     assert ERROR.severity is r.Severity.ERROR
-    assert ERROR.spec_ref == r.DATA_FILE_MISSING.spec_ref
+    assert ERROR.spec_ref == r.Rule.DATA_FILE_MISSING.spec_ref
     assert WARNING.severity is r.Severity.WARNING
 
 
@@ -40,7 +40,7 @@ def test_exit_codes() -> None:
 
 
 def test_dedupe_keeps_the_first_snapshot_of_each_finding() -> None:
-    later = r.violation(r.DATA_FILE_MISSING, ERROR.file, ERROR.reason, 7)
+    later = r.violation(r.Rule.DATA_FILE_MISSING, ERROR.file, ERROR.reason, 7)
     assert r.dedupe_violations([ERROR, later, WARNING, ERROR]) == [ERROR, WARNING]
 
 
@@ -67,14 +67,14 @@ def test_json_schema_is_stable() -> None:
         "severity": "error",
         "file": "dt=1/bucket-0/data-a-0.parquet",
         "reason": "no such file",
-        "spec_ref": r.DATA_FILE_MISSING.spec_ref,
+        "spec_ref": r.Rule.DATA_FILE_MISSING.spec_ref,
         "snapshot": 3,
     }
 
 
 def test_text_has_a_summary_counts_per_code_and_details_grouped_by_file() -> None:
     many = tuple(
-        r.violation(r.DATA_FILE_MISSING, f"bucket-0/data-{i}-0.parquet", "no such file", 1)
+        r.violation(r.Rule.DATA_FILE_MISSING, f"bucket-0/data-{i}-0.parquet", "no such file", 1)
         for i in range(5)
     )
     report = r.ValidationReport("/w", (r.TableReport("/w/t", (*many, WARNING)),))
