@@ -32,7 +32,6 @@ reference, commits once.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
 
 from reference import layout
@@ -177,11 +176,6 @@ def refresh_object_table(
     rows = list_object_rows(objects, location)
     snapshot = metadata.read_latest_snapshot(file_io, table_root)
     messages = write_batch(file_io, table_root, schema, snapshot, rows)
-    return store_commit.commit(
-        file_io,
-        table_root,
-        messages,
-        commit_user=commit_user or str(uuid.uuid4()),
-        commit_identifier=store_commit.BATCH_COMMIT_IDENTIFIER,
-        overwrite={},
+    return store_commit.commit_batch(
+        file_io, table_root, messages, commit_user=commit_user, overwrite={}
     )

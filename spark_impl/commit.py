@@ -1,40 +1,54 @@
 """The driver-side committer of spark_impl: commit messages in, snapshots out.
 
-An independent implementation of the two-phase commit that ``reference/store/commit.py``
-specifies (Java 0.9 ``FileStoreCommitImpl``), writing what Java 0.9 reads: manifests and
-manifest lists with the 0.9 field set, snapshot version 3 in 0.9's layout, hints.
+Tasks write data and index files and return :class:`CommitMessage` records; only the driver
+runs this module. It is spark_impl's own implementation of the two-phase commit Java 0.9's
+``FileStoreCommitImpl`` performs (``reference/store/commit.py`` states the same rules for the
+reference), and writes what Java 0.9 reads: manifests and lists with the 0.9 field set,
+snapshot version 3 with 0.9's members, the LATEST / EARLIEST hints.
 
-1. Messages become manifest entries: new / deleted data files (APPEND part), compaction before
-   (DELETE) / after (ADD) (COMPACT part), changelog files of each part, index file changes (HASH
-   with the data, DELETION_VECTORS with the compaction).
-2. At most two snapshots: APPEND (or OVERWRITE) then COMPACT, each created with
-   ``FileIO.create_exclusive`` on ``snapshot-<latest + 1>``; LATEST (and EARLIEST for snapshot 1)
-   hints afterwards.
-3. The base manifest list is the previous base + delta, merged (full compaction once the delta
-   reaches ``manifest.full-compaction-threshold-size``, else minor compaction by
-   ``manifest.target-file-size`` / ``manifest.merge-min-count``); the delta list holds this
-   snapshot's entries; manifests roll at the target size (checked every 1000 entries).
-4. The index manifest is the previous one with this snapshot's index changes (one file per
-   partition, bucket and type; deletion vectors of bucket-unaware tables by file name).
-5. Conflicts: a snapshot that deletes files is checked against the latest live files of the
-   partitions it touches (deleted files must be live, no file added twice, level >= 1 key ranges
-   of a primary-key bucket disjoint): a conflict fails the commit. Losing the race for a snapshot
-   id deletes the attempt's meta files and retries (``commit.max-retries``, exponential wait).
-6. Overwrite: every live file (and index file) of the replaced partitions is deleted, then the
-   new files added; a partitioned table with ``dynamic-partition-overwrite`` replaces the
-   partitions that receive files, otherwise those matching the static spec (``{}``: all).
+* *Parts.* The messages are flattened once, table-driven (:data:`MESSAGE_FILES`), into an
+  APPEND part (new and deleted data files, their changelog, HASH index changes) and a COMPACT
+  part (compaction before/after, its changelog, deletion-vector index changes). Each non-empty
+  part becomes one snapshot, APPEND (or OVERWRITE) first.
+* *File events.* A file's identity is (partition, bucket, level, name, extra files, embedded
+  index, external path). Events are grouped by identity and each group folded on its own: an
+  ADD makes the file present (a second ADD while present is reported), a DELETE removes a
+  present file or, if absent, stays as a DELETE. Survivors keep the position at which they
+  became present.
+* *Conflicts.* A part that deletes files (or any COMPACT / OVERWRITE part) is checked against
+  the live files of the partitions it touches: no duplicate ADD, no DELETE of a file that is
+  not live, and for primary-key tables the level >= 1 files of each (partition, bucket, level)
+  must have disjoint key ranges. A conflict fails the commit; it is not retried.
+* *Manifests.* The previous base and delta lists are merged into the new base list: a full
+  rewrite once the manifests after the leading big, delete-free ones reach
+  ``manifest.full-compaction-threshold-size`` (only from the first base manifest that holds a
+  deleted file on), otherwise groups reaching ``manifest.target-file-size`` are merged and a
+  trailing group only with ``manifest.merge-min-count`` members. New manifests roll at the
+  target size, measured every 1000 entries.
+* *Index manifest.* The previous live index entries, minus deleted slots, plus added ones; a
+  slot is (partition, bucket, type), or the file name for the deletion vectors of a
+  bucket-unaware table. HASH entries are listed first.
+* *Race.* Each snapshot is created with ``FileIO.create_exclusive``; losing the race deletes
+  the attempt's meta files, waits (exponential from ``commit.min-retry-wait`` up to
+  ``commit.max-retry-wait``, with jitter) and re-plans on the new latest snapshot, at most
+  ``commit.max-retries`` times.
+* *Overwrite.* Every live data and index file of the replaced partitions is deleted in the
+  OVERWRITE snapshot: with ``dynamic-partition-overwrite`` on a partitioned table the
+  partitions that receive files, else the partitions matching the static spec (``{}``: all).
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import operator
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from functools import cmp_to_key
+from typing import Any, NamedTuple
 
 from reference import layout
 from reference.errors import (
@@ -45,37 +59,16 @@ from reference.errors import (
     naming_file,
 )
 from reference.io import FileIO
+from reference.spec import manifest as mf
+from reference.spec import snapshot as snap
 from reference.spec import types as t
 from reference.spec.binary_row import NullLayout, deserialize_binary_row, serialize_binary_row
 from reference.spec.commit_message import CommitMessage
-from reference.spec.compare import SortKey, compare_rows, compare_values
+from reference.spec.compare import compare_rows, compare_values
 from reference.spec.data_file import DataFileMeta
-from reference.spec.manifest import (
-    DEFAULT_FIELD_SET,
-    DELETION_VECTORS_INDEX_TYPE,
-    HASH_INDEX_TYPE,
-    FieldSet,
-    FileKind,
-    IndexManifestEntry,
-    ManifestEntry,
-    ManifestFileMeta,
-    decode_index_manifest,
-    detect_manifest_format,
-    encode_index_manifest,
-    encode_manifest_entries,
-    encode_manifest_list,
-    parse_manifest_format,
-)
+from reference.spec.manifest import FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from reference.spec.schema import TableSchema, decode_schema
-from reference.spec.snapshot import (
-    CURRENT_SNAPSHOT_VERSION,
-    FIRST_SNAPSHOT_ID,
-    JAVA_0_9_NULL_MEMBERS,
-    CommitKind,
-    Snapshot,
-    encode_hint,
-    encode_snapshot,
-)
+from reference.spec.snapshot import CommitKind, Snapshot
 from reference.spec.stats import SimpleStats
 from spark_impl.plan import (
     find_latest_snapshot_id,
@@ -84,6 +77,7 @@ from spark_impl.plan import (
     read_manifest_list,
     read_schema_json,
     read_snapshot,
+    replay_entries,
 )
 
 BATCH_COMMIT_IDENTIFIER = 2**63 - 1
@@ -92,680 +86,656 @@ NANOS_PER_MILLI = 1_000_000
 NANOS_PER_SECOND = 1_000_000_000
 JITTER = 0.2
 MAX_REPORTED = 10
-
-FileId = tuple[Any, ...]
+KNOWN_INDEX_TYPES = frozenset({mf.HASH_INDEX_TYPE, mf.DELETION_VECTORS_INDEX_TYPE})
 
 # --------------------------------------------------------------------------------------------
-# Reading the latest state
+# The latest state
 # --------------------------------------------------------------------------------------------
 
+_FILE_PARTS = operator.attrgetter(
+    "level", "file_name", "extra_files", "embedded_index", "external_path"
+)
 
-def file_id(entry: ManifestEntry) -> FileId:
-    """What makes two entries name the same file (Java ``FileEntry.Identifier``)."""
-    meta = entry.file
-    return (
-        entry.partition,
-        entry.bucket,
-        meta.level,
-        meta.file_name,
-        meta.extra_files,
-        meta.embedded_index,
-        meta.external_path,
+
+def identity_of(entry: ManifestEntry) -> tuple[Any, ...]:
+    """Java ``FileEntry.Identifier``: what makes two entries name the same file."""
+    return (entry.partition, entry.bucket, *_FILE_PARTS(entry.file))
+
+
+def read_latest_schema(file_io: FileIO, table_root: str) -> TableSchema:
+    newest = latest_schema_id(file_io, table_root)
+    return decode_schema(read_schema_json(file_io, table_root, newest))
+
+
+def read_latest_snapshot(file_io: FileIO, table_root: str) -> Snapshot | None:
+    newest = find_latest_snapshot_id(file_io, table_root)
+    return read_snapshot(file_io, table_root, newest) if newest is not None else None
+
+
+def _manifest_metas(file_io: FileIO, table_root: str, snapshot: Snapshot) -> list[ManifestFileMeta]:
+    lists = (snapshot.base_manifest_list, snapshot.delta_manifest_list)
+    return [meta for name in lists for meta in read_manifest_list(file_io, table_root, name)]
+
+
+def _entries_of(
+    file_io: FileIO, table_root: str, metas: Iterable[ManifestFileMeta]
+) -> list[ManifestEntry]:
+    return list(
+        itertools.chain.from_iterable(
+            read_manifest(file_io, table_root, m.file_name) for m in metas
+        )
     )
 
 
-def merge_entries(entries: Iterable[ManifestEntry]) -> tuple[list[ManifestEntry], list[str]]:
-    """Apply entries in order: a DELETE cancels an earlier ADD (else it is kept); an ADD of a
-    present file is a problem. Returns the surviving entries and the problems."""
-    merged: dict[FileId, ManifestEntry] = {}
-    problems: list[str] = []
-    for entry in entries:
-        key = file_id(entry)
-        if entry.kind is FileKind.ADD:
-            if key in merged:
-                problems.append(f"{describe(entry)} is added twice")
-            merged[key] = entry
-        elif key in merged:
-            del merged[key]
+def read_live_entries(
+    file_io: FileIO, table_root: str, snapshot: Snapshot | None
+) -> list[ManifestEntry]:
+    """The live data files of ``snapshot`` (the read path's manifest replay)."""
+    if snapshot is None:
+        return []
+    metas = _manifest_metas(file_io, table_root, snapshot)
+    return replay_entries(_entries_of(file_io, table_root, metas))
+
+
+def read_index_entries(
+    file_io: FileIO, table_root: str, snapshot: Snapshot | None
+) -> list[IndexManifestEntry]:
+    """The live index files of ``snapshot`` (its index manifest)."""
+    name = None if snapshot is None else snapshot.index_manifest
+    if name is None:
+        return []
+    path = layout.manifest_path(table_root, name)
+    with naming_file(path):
+        data = file_io.read_bytes(path)
+        return mf.decode_index_manifest(data, mf.detect_manifest_format(data))
+
+
+def max_sequence_numbers(entries: Iterable[ManifestEntry]) -> dict[tuple[bytes, int], int]:
+    """The largest max sequence number of the live files of each (partition, bucket)."""
+    ordered = sorted(entries, key=lambda e: (e.partition, e.bucket))
+    return {
+        slot: max(e.file.max_sequence_number for e in group)
+        for slot, group in itertools.groupby(ordered, key=lambda e: (e.partition, e.bucket))
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# File events
+# --------------------------------------------------------------------------------------------
+
+
+class Folded(NamedTuple):
+    """Entries surviving a replay (in the order they became present) and the entries that
+    added a file already present."""
+
+    survivors: list[ManifestEntry]
+    added_twice: list[ManifestEntry]
+
+
+Placed = tuple[int, ManifestEntry]
+"""An entry with the position in the replay at which its file became present."""
+
+
+def _fold_one(events: Sequence[Placed]) -> tuple[Placed | None, list[ManifestEntry]]:
+    """One file's events in order: the survivor (``None``: none) and the repeated ADDs."""
+    state: Placed | None = None
+    repeats = []
+    for position, event in events:
+        if event.kind is FileKind.ADD:
+            if state is not None:
+                repeats.append(event)
+            state = (state[0] if state is not None else position, event)
+        elif state is not None:
+            state = None
         else:
-            merged[key] = entry
-    return list(merged.values()), problems
+            state = (position, event)
+    return state, repeats
+
+
+def fold_events(entries: Iterable[ManifestEntry]) -> Folded:
+    """Replay ``entries`` grouped by file identity."""
+    by_file: dict[tuple[Any, ...], list[Placed]] = {}
+    for position, entry in enumerate(entries):
+        by_file.setdefault(identity_of(entry), []).append((position, entry))
+    states, repeats = [], []
+    for events in by_file.values():
+        state, twice = _fold_one(events)
+        repeats += twice
+        if state is not None:
+            states.append(state)
+    states.sort(key=operator.itemgetter(0))
+    return Folded([entry for _, entry in states], repeats)
 
 
 def describe(entry: ManifestEntry) -> str:
     return f"{entry.file.file_name} (bucket {entry.bucket}, level {entry.file.level})"
 
 
-def read_latest_schema(file_io: FileIO, table_root: str) -> TableSchema:
-    return decode_schema(
-        read_schema_json(file_io, table_root, latest_schema_id(file_io, table_root))
-    )
-
-
-def read_latest_snapshot(file_io: FileIO, table_root: str) -> Snapshot | None:
-    latest = find_latest_snapshot_id(file_io, table_root)
-    return None if latest is None else read_snapshot(file_io, table_root, latest)
-
-
-def snapshot_manifests(
-    file_io: FileIO, table_root: str, snapshot: Snapshot
-) -> list[ManifestFileMeta]:
-    return [
-        *read_manifest_list(file_io, table_root, snapshot.base_manifest_list),
-        *read_manifest_list(file_io, table_root, snapshot.delta_manifest_list),
-    ]
-
-
-def read_live_entries(
-    file_io: FileIO, table_root: str, snapshot: Snapshot | None
-) -> list[ManifestEntry]:
-    """The live data-file entries of a snapshot (ADD entries not deleted later)."""
-    if snapshot is None:
-        return []
-    entries = [
-        entry
-        for meta in snapshot_manifests(file_io, table_root, snapshot)
-        for entry in read_manifest(file_io, table_root, meta.file_name)
-    ]
-    merged, _ = merge_entries(entries)
-    return [e for e in merged if e.kind is FileKind.ADD]
-
-
-def read_index_entries(
-    file_io: FileIO, table_root: str, snapshot: Snapshot | None
-) -> list[IndexManifestEntry]:
-    if snapshot is None or snapshot.index_manifest is None:
-        return []
-    path = layout.manifest_path(table_root, snapshot.index_manifest)
-    with naming_file(path):
-        data = file_io.read_bytes(path)
-
-        return decode_index_manifest(data, detect_manifest_format(data))
-
-
-def max_sequence_numbers(entries: Iterable[ManifestEntry]) -> dict[tuple[bytes, int], int]:
-    """The largest max sequence number of the live files of each (partition, bucket)."""
-    found: dict[tuple[bytes, int], int] = {}
-    for entry in entries:
-        key = (entry.partition, entry.bucket)
-        found[key] = max(found.get(key, -1), entry.file.max_sequence_number)
-    return found
-
-
 # --------------------------------------------------------------------------------------------
-# Changes (rule 1)
+# Parts of a commit
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Changes:
+class Part(NamedTuple):
+    """One snapshot's worth of changes."""
+
     kind: CommitKind
     table: tuple[ManifestEntry, ...] = ()
     changelog: tuple[ManifestEntry, ...] = ()
-    index: tuple[IndexManifestEntry, ...] = ()
-
-    @property
-    def is_empty(self) -> bool:
-        return not (self.table or self.changelog or self.index)
+    indexes: tuple[IndexManifestEntry, ...] = ()
 
 
-def _entries(
-    kind: FileKind, message: CommitMessage, files: Iterable[DataFileMeta]
-) -> list[ManifestEntry]:
+def has_changes(part: Part) -> bool:
+    return any(part[1:])
+
+
+MESSAGE_FILES: tuple[tuple[CommitKind, str, str, str, FileKind], ...] = (
+    (CommitKind.APPEND, "table", "data", "new_files", FileKind.ADD),
+    (CommitKind.APPEND, "table", "data", "deleted_files", FileKind.DELETE),
+    (CommitKind.APPEND, "changelog", "data", "changelog_files", FileKind.ADD),
+    (CommitKind.COMPACT, "table", "compaction", "compact_before", FileKind.DELETE),
+    (CommitKind.COMPACT, "table", "compaction", "compact_after", FileKind.ADD),
+    (CommitKind.COMPACT, "changelog", "compaction", "changelog_files", FileKind.ADD),
+)
+"""Where each message's data files go: (part, list, increment, field, entry kind)."""
+
+
+def _index_part(index_type: str) -> CommitKind:
+    """HASH index changes ride with the data, deletion vectors with the compaction."""
+    if index_type not in KNOWN_INDEX_TYPES:
+        raise UnsupportedFeature(f"index type {index_type!r}")
+    return CommitKind.COMPACT if index_type == mf.DELETION_VECTORS_INDEX_TYPE else CommitKind.APPEND
+
+
+def split_parts(messages: Sequence[CommitMessage]) -> tuple[Part, Part]:
+    """The APPEND part and the COMPACT part of ``messages``."""
+    lists: dict[tuple[CommitKind, str], list[Any]] = {
+        (kind, name): []
+        for kind in (CommitKind.APPEND, CommitKind.COMPACT)
+        for name in ("table", "changelog", "index")
+    }
+    for message in messages:
+        for kind, target, increment, attribute, file_kind in MESSAGE_FILES:
+            metas: Sequence[DataFileMeta] = getattr(getattr(message, increment), attribute)
+            lists[kind, target] += [
+                ManifestEntry(
+                    file_kind, message.partition, message.bucket, message.total_buckets, m
+                )
+                for m in metas
+            ]
+        index = message.index
+        changed = [(FileKind.ADD, f) for f in index.new_index_files]
+        changed += [(FileKind.DELETE, f) for f in index.deleted_index_files]
+        for file_kind, index_file in changed:
+            lists[_index_part(index_file.index_type), "index"].append(
+                IndexManifestEntry(file_kind, message.partition, message.bucket, index_file)
+            )
+    append, compact = (
+        Part(kind, *(tuple(lists[kind, name]) for name in ("table", "changelog", "index")))
+        for kind in (CommitKind.APPEND, CommitKind.COMPACT)
+    )
+    return append, compact
+
+
+# --------------------------------------------------------------------------------------------
+# Conflicts
+# --------------------------------------------------------------------------------------------
+
+
+def overlapping_key_ranges(
+    live: Sequence[ManifestEntry], key_types: Sequence[t.DataType]
+) -> list[str]:
+    """Neighbours (by min key) on one level >= 1 of a bucket whose key ranges meet."""
+    upper = [e for e in live if e.file.level >= 1]
+    bounds = {
+        id(e): (
+            deserialize_binary_row(e.file.min_key, key_types),
+            deserialize_binary_row(e.file.max_key, key_types),
+        )
+        for e in upper
+    }
+
+    def slot(entry: ManifestEntry) -> tuple[bytes, int, int]:
+        return entry.partition, entry.bucket, entry.file.level
+
+    def by_slot_then_min(left: ManifestEntry, right: ManifestEntry) -> int:
+        if slot(left) != slot(right):
+            return -1 if slot(left) < slot(right) else 1
+        return compare_rows(key_types, bounds[id(left)][0], bounds[id(right)][0])
+
+    ordered = sorted(upper, key=cmp_to_key(by_slot_then_min))
     return [
-        ManifestEntry(kind, message.partition, message.bucket, message.total_buckets, meta)
-        for meta in files
+        f"key ranges of {describe(a)} and {describe(b)} overlap"
+        for a, b in itertools.pairwise(ordered)
+        if slot(a) == slot(b) and compare_rows(key_types, bounds[id(a)][1], bounds[id(b)][0]) >= 0
     ]
 
 
-def _index_entries(message: CommitMessage, compaction: bool) -> list[IndexManifestEntry]:
-    entries = []
-    for kind, files in (
-        (FileKind.ADD, message.index.new_index_files),
-        (FileKind.DELETE, message.index.deleted_index_files),
-    ):
-        for index_file in files:
-            if index_file.index_type not in (HASH_INDEX_TYPE, DELETION_VECTORS_INDEX_TYPE):
-                raise UnsupportedFeature(f"index type {index_file.index_type!r}")
-            if (index_file.index_type == DELETION_VECTORS_INDEX_TYPE) == compaction:
-                entries.append(
-                    IndexManifestEntry(kind, message.partition, message.bucket, index_file)
-                )
-    return entries
-
-
-def collect_changes(messages: Sequence[CommitMessage]) -> tuple[Changes, Changes]:
-    """The APPEND part and the COMPACT part of a commit."""
-    table: list[ManifestEntry] = []
-    changelog: list[ManifestEntry] = []
-    index: list[IndexManifestEntry] = []
-    c_table: list[ManifestEntry] = []
-    c_changelog: list[ManifestEntry] = []
-    c_index: list[IndexManifestEntry] = []
-    for message in messages:
-        table += _entries(FileKind.ADD, message, message.data.new_files)
-        table += _entries(FileKind.DELETE, message, message.data.deleted_files)
-        changelog += _entries(FileKind.ADD, message, message.data.changelog_files)
-        index += _index_entries(message, compaction=False)
-        c_table += _entries(FileKind.DELETE, message, message.compaction.compact_before)
-        c_table += _entries(FileKind.ADD, message, message.compaction.compact_after)
-        c_changelog += _entries(FileKind.ADD, message, message.compaction.changelog_files)
-        c_index += _index_entries(message, compaction=True)
-    return (
-        Changes(CommitKind.APPEND, tuple(table), tuple(changelog), tuple(index)),
-        Changes(CommitKind.COMPACT, tuple(c_table), tuple(c_changelog), tuple(c_index)),
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Conflicts (rule 5)
-# --------------------------------------------------------------------------------------------
-
-
-def key_range_conflicts(
-    live: Sequence[ManifestEntry], key_types: Sequence[t.DataType]
-) -> list[str]:
-    runs: dict[tuple[bytes, int, int], list[tuple[Any, Any, ManifestEntry]]] = {}
-    for entry in live:
-        if entry.file.level >= 1:
-            runs.setdefault((entry.partition, entry.bucket, entry.file.level), []).append(
-                (
-                    deserialize_binary_row(entry.file.min_key, key_types),
-                    deserialize_binary_row(entry.file.max_key, key_types),
-                    entry,
-                )
-            )
-    problems = []
-    for run in runs.values():
-        ordered = sorted(run, key=lambda bounds: SortKey(bounds[0], key_types))
-        for (_, left_max, left), (right_min, _, right) in itertools.pairwise(ordered):
-            if compare_rows(key_types, left_max, right_min) >= 0:
-                problems.append(f"key ranges of {describe(left)} and {describe(right)} overlap")
-    return problems
-
-
-def find_conflicts(
-    base: Sequence[ManifestEntry], changes: Sequence[ManifestEntry], schema: TableSchema
-) -> list[str]:
-    touched = {entry.partition for entry in changes}
-    relevant = [entry for entry in base if entry.partition in touched]
-    merged, problems = merge_entries([*relevant, *changes])
+def conflicts_of(live: Sequence[ManifestEntry], part: Part, schema: TableSchema) -> list[str]:
+    """What is wrong with applying ``part`` to the ``live`` files."""
+    touched = {e.partition for e in part.table}
+    folded = fold_events([*(e for e in live if e.partition in touched), *part.table])
+    problems = [f"{describe(e)} is added twice" for e in folded.added_twice]
     problems += [
-        f"{describe(e)} is deleted but not live" for e in merged if e.kind is FileKind.DELETE
+        f"{describe(e)} is deleted but not live"
+        for e in folded.survivors
+        if e.kind is FileKind.DELETE
     ]
     if problems or not schema.is_primary_key_table:
         return problems
     key_types = [f.type for f in schema.trimmed_primary_keys_type.fields]
-    return key_range_conflicts(merged, key_types)
+    return overlapping_key_ranges(folded.survivors, key_types)
 
 
-def needs_conflict_check(changes: Changes) -> bool:
-    return changes.kind is not CommitKind.APPEND or any(
-        entry.kind is FileKind.DELETE for entry in changes.table
-    )
+def is_checked(part: Part) -> bool:
+    """Only an APPEND part that deletes nothing skips the conflict check."""
+    deletes = any(e.kind is FileKind.DELETE for e in part.table)
+    return deletes or part.kind is not CommitKind.APPEND
 
 
-def check_conflicts(
+def ensure_no_conflict(
     file_io: FileIO,
     table_root: str,
     schema: TableSchema,
     latest: Snapshot | None,
-    changes: Changes,
+    part: Part,
     *,
     pending: Sequence[ManifestEntry] = (),
 ) -> None:
-    if not needs_conflict_check(changes):
+    """Raise :class:`CommitConflictError` (not retryable) when ``part`` conflicts with the
+    latest snapshot (plus the ``pending`` entries of an earlier part of the same commit)."""
+    if not is_checked(part):
         return
-    live = read_live_entries(file_io, table_root, latest)
-    base, _ = merge_entries([*live, *pending])
-    problems = find_conflicts(base, changes.table, schema)
-    if problems:
-        against = f"snapshot {latest.id}" if latest is not None else "an empty table"
-        raise CommitConflictError(
-            f"{changes.kind.value} commit conflicts with {against}: "
-            + "; ".join(problems[:MAX_REPORTED]),
-            path=table_root,
-            retryable=False,
-        )
+    base = fold_events([*read_live_entries(file_io, table_root, latest), *pending]).survivors
+    problems = conflicts_of(base, part, schema)
+    if not problems:
+        return
+    against = "an empty table" if latest is None else f"snapshot {latest.id}"
+    listed = "; ".join(problems[:MAX_REPORTED])
+    raise CommitConflictError(
+        f"{part.kind.value} commit conflicts with {against}: {listed}",
+        path=table_root,
+        retryable=False,
+    )
 
 
 # --------------------------------------------------------------------------------------------
-# Meta files (rules 3 and 4)
+# Meta files of one attempt
 # --------------------------------------------------------------------------------------------
 
 
 @dataclass
-class MetaWriter:
-    """Writes one commit's manifests, lists and index manifests (one uuid, counters) and
-    remembers their names, so that a lost attempt can delete them."""
+class Attempt:
+    """The meta files one commit attempt writes (one uuid, a counter per kind), remembered so
+    that a lost race can delete them."""
 
     file_io: FileIO
     table_root: str
     schema: TableSchema
-    field_set: FieldSet = DEFAULT_FIELD_SET
-    writer_uuid: str = field(default_factory=lambda: str(uuid.uuid4()))
-    counters: dict[str, itertools.count[int]] = field(default_factory=dict)
-    written: list[str] = field(default_factory=list)
+    token: str = field(default_factory=lambda: str(uuid.uuid4()))
+    counters: dict[str, Iterator[int]] = field(default_factory=dict)
+    names: list[str] = field(default_factory=list)
 
-    def _name(self, make: Callable[[str, int], str], kind: str) -> str:
-        counter = self.counters.setdefault(kind, itertools.count())
-        name = make(self.writer_uuid, next(counter))
-        self.written.append(name)
-        return name
+    def setting(self, key: str) -> Any:
+        return self.schema.core_options.get(key)
 
-    def _write(self, name: str, data: bytes) -> None:
-        self.file_io.write_bytes(layout.manifest_path(self.table_root, name), data)
-
-    @property
-    def _format_args(self) -> dict[str, Any]:
+    def codec(self) -> tuple[Any, dict[str, Any]]:
         options = self.schema.core_options
-        return {"field_set": self.field_set, "compression": options.manifest_compression}
+        fmt = mf.parse_manifest_format(options.manifest_format)
+        return fmt, {"field_set": mf.DEFAULT_FIELD_SET, "compression": options.manifest_compression}
 
-    @property
-    def _format(self) -> Any:
-        return parse_manifest_format(self.schema.core_options.manifest_format)
-
-    def encode_manifest(self, entries: Sequence[ManifestEntry]) -> bytes:
-        return encode_manifest_entries(entries, self._format, **self._format_args)
-
-    def write_manifest(self, entries: Sequence[ManifestEntry]) -> ManifestFileMeta:
-        data = self.encode_manifest(entries)
-        name = self._name(layout.manifest_file_name, "manifest")
-        self._write(name, data)
-        return manifest_file_meta(name, len(data), entries, self.schema)
-
-    def write_manifest_list(self, metas: Sequence[ManifestFileMeta]) -> str:
-        data = encode_manifest_list(
-            [
-                replace(
-                    m,
-                    min_bucket=None,
-                    max_bucket=None,
-                    min_level=None,
-                    max_level=None,
-                    min_row_id=None,
-                    max_row_id=None,
-                )
-                for m in metas
-            ],
-            self._format,
-            **self._format_args,
-        )
-        name = self._name(layout.manifest_list_file_name, "list")
-        self._write(name, data)
+    def store(self, namer: Callable[[str, int], str], data: bytes) -> str:
+        number = next(self.counters.setdefault(namer.__name__, itertools.count()))
+        name = namer(self.token, number)
+        self.names.append(name)
+        self.file_io.write_bytes(layout.manifest_path(self.table_root, name), data)
         return name
 
-    def write_index_manifest(self, entries: Sequence[IndexManifestEntry]) -> str:
-        data = encode_index_manifest(entries, self._format, **self._format_args)
-        name = self._name(layout.index_manifest_file_name, "index")
-        self._write(name, data)
-        return name
-
-    def delete_written(self, since: int) -> None:
-        for name in self.written[since:]:
+    def discard(self) -> None:
+        for name in self.names:
             with contextlib.suppress(StorageError):
                 self.file_io.delete(layout.manifest_path(self.table_root, name))
 
-    def option(self, key: str) -> Any:
-        return self.schema.core_options.get(key)
+
+def encode_entries(attempt: Attempt, entries: Sequence[ManifestEntry]) -> bytes:
+    fmt, settings = attempt.codec()
+    return mf.encode_manifest_entries(entries, fmt, **settings)
+
+
+def _extreme(values: Sequence[Any], data_type: t.DataType, largest: bool) -> Any:
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    key = cmp_to_key(lambda a, b: compare_values(data_type, a, b))
+    return max(present, key=key) if largest else min(present, key=key)
 
 
 def partition_stats(partitions: Sequence[bytes], fields: Sequence[t.DataField]) -> SimpleStats:
-    """Min, max and null count of each partition field over the entries' partitions."""
+    """Min, max and null count of each partition field over the entries (0.9 row layout)."""
     types = [f.type for f in fields]
-    distinct = {p: deserialize_binary_row(p, types) for p in set(partitions)}
-    counts: dict[bytes, int] = {}
-    for p in partitions:
-        counts[p] = counts.get(p, 0) + 1
-    lows: list[Any] = []
-    highs: list[Any] = []
-    nulls: list[int] = []
-    for index, data_type in enumerate(types):
-        present = [row[index] for row in distinct.values() if row[index] is not None]
-        low = high = None
-        for value in present:
-            if low is None or compare_values(data_type, value, low) < 0:
-                low = value
-            if high is None or compare_values(data_type, value, high) > 0:
-                high = value
-        lows.append(low)
-        highs.append(high)
-        nulls.append(sum(counts[p] for p, row in distinct.items() if row[index] is None))
+    decoded = {p: deserialize_binary_row(p, types) for p in set(partitions)}
+    columns = list(zip(*(decoded[p] for p in partitions), strict=True)) or [()] * len(types)
+    lows = [_extreme(c, dt, largest=False) for c, dt in zip(columns, types, strict=True)]
+    highs = [_extreme(c, dt, largest=True) for c, dt in zip(columns, types, strict=True)]
+    nulls = tuple(sum(v is None for v in c) for c in columns)
+    zero_slot = NullLayout.ZERO_SLOT
     return SimpleStats(
-        serialize_binary_row(lows, types, null_layout=NullLayout.ZERO_SLOT),
-        serialize_binary_row(highs, types, null_layout=NullLayout.ZERO_SLOT),
-        tuple(nulls),
+        serialize_binary_row(lows, types, null_layout=zero_slot),
+        serialize_binary_row(highs, types, null_layout=zero_slot),
+        nulls,
     )
 
 
-def manifest_file_meta(
-    name: str, size: int, entries: Sequence[ManifestEntry], schema: TableSchema
-) -> ManifestFileMeta:
-    return ManifestFileMeta(
-        file_name=name,
-        file_size=size,
-        num_added_files=sum(e.kind is FileKind.ADD for e in entries),
-        num_deleted_files=sum(e.kind is FileKind.DELETE for e in entries),
-        partition_stats=partition_stats(
-            [e.partition for e in entries], schema.partition_type.fields
-        ),
-        schema_id=max((e.file.schema_id for e in entries), default=schema.id),
-    )
+def store_manifest(attempt: Attempt, entries: Sequence[ManifestEntry]) -> ManifestFileMeta:
+    data = encode_entries(attempt, entries)
+    name = attempt.store(layout.manifest_file_name, data)
+    kinds = [e.kind for e in entries]
+    partitions = [e.partition for e in entries]
+    fields = attempt.schema.partition_type.fields
+    schema_id = max((e.file.schema_id for e in entries), default=attempt.schema.id)
+    added = kinds.count(FileKind.ADD)
+    stats = partition_stats(partitions, fields)
+    return ManifestFileMeta(name, len(data), added, len(kinds) - added, stats, schema_id)
 
 
-def write_manifests(writer: MetaWriter, entries: Sequence[ManifestEntry]) -> list[ManifestFileMeta]:
-    """Entries into manifests rolled at ``manifest.target-file-size``."""
-    target: int = writer.option("manifest.target-file-size")
-    metas: list[ManifestFileMeta] = []
-    current: list[ManifestEntry] = []
-    for position, entry in enumerate(entries, start=1):
-        current.append(entry)
-        if position % ROLL_CHECK_INTERVAL == 0 and len(writer.encode_manifest(current)) >= target:
-            metas.append(writer.write_manifest(current))
-            current = []
-    if current:
-        metas.append(writer.write_manifest(current))
-    return metas
+def store_rolled(attempt: Attempt, entries: Sequence[ManifestEntry]) -> list[ManifestFileMeta]:
+    """``entries`` as manifests, a new one started once the encoded size, measured at every
+    1000th entry, reaches ``manifest.target-file-size``."""
+    target: int = attempt.setting("manifest.target-file-size")
+    stored: list[ManifestFileMeta] = []
+    start = 0
+    for stop in range(ROLL_CHECK_INTERVAL, len(entries) + 1, ROLL_CHECK_INTERVAL):
+        if len(encode_entries(attempt, entries[start:stop])) >= target:
+            stored.append(store_manifest(attempt, entries[start:stop]))
+            start = stop
+    if start < len(entries):
+        stored.append(store_manifest(attempt, entries[start:]))
+    return stored
 
 
-def _read_merged(writer: MetaWriter, metas: Sequence[ManifestFileMeta]) -> list[ManifestEntry]:
-    entries = [
-        e for m in metas for e in read_manifest(writer.file_io, writer.table_root, m.file_name)
+def store_list(attempt: Attempt, metas: Sequence[ManifestFileMeta]) -> str:
+    """A manifest list in the 0.9 field set (no bucket, level or row-id ranges)."""
+    stripped = [
+        replace(m, min_bucket=None, max_bucket=None, min_level=None, max_level=None) for m in metas
     ]
-    merged, problems = merge_entries(entries)
-    if problems:
-        raise SpecViolation(
-            "cannot merge manifests: " + "; ".join(problems), code="MANIFEST_DUPLICATE_ADD"
-        )
-    return merged
+    stripped = [replace(m, min_row_id=None, max_row_id=None) for m in stripped]
+    fmt, settings = attempt.codec()
+    return attempt.store(
+        layout.manifest_list_file_name, mf.encode_manifest_list(stripped, fmt, **settings)
+    )
 
 
-def minor_compaction(
-    writer: MetaWriter, metas: Sequence[ManifestFileMeta]
-) -> list[ManifestFileMeta]:
-    target: int = writer.option("manifest.target-file-size")
-    min_count: int = writer.option("manifest.merge-min-count")
-    result: list[ManifestFileMeta] = []
-    candidates: list[ManifestFileMeta] = []
+def _merged_entries(attempt: Attempt, metas: Sequence[ManifestFileMeta]) -> list[ManifestEntry]:
+    folded = fold_events(_entries_of(attempt.file_io, attempt.table_root, metas))
+    if folded.added_twice:
+        listed = "; ".join(f"{describe(e)} is added twice" for e in folded.added_twice)
+        raise SpecViolation(f"cannot merge manifests: {listed}", code="MANIFEST_DUPLICATE_ADD")
+    return folded.survivors
 
-    def flush(group: list[ManifestFileMeta]) -> list[ManifestFileMeta]:
-        if len(group) == 1:
-            return group
-        return write_manifests(writer, _read_merged(writer, group))
 
+def rewrite_all(
+    attempt: Attempt, metas: Sequence[ManifestFileMeta]
+) -> list[ManifestFileMeta] | None:
+    """The full manifest compaction, or ``None`` below its threshold."""
+    target: int = attempt.setting("manifest.target-file-size")
+    threshold: int = attempt.setting("manifest.full-compaction-threshold-size")
+    settled = list(
+        itertools.takewhile(lambda m: m.num_deleted_files == 0 and m.file_size >= target, metas)
+    )
+    rest = metas[len(settled) :]
+    if sum(m.file_size for m in rest) < threshold:
+        return None
+    delta = _merged_entries(attempt, rest)
+    removed = {identity_of(e) for e in delta if e.kind is FileKind.DELETE}
+    read = [read_manifest(attempt.file_io, attempt.table_root, m.file_name) for m in settled]
+    hit = [any(identity_of(e) in removed for e in entries) for entries in read]
+    first_hit = hit.index(True) if True in hit else len(settled)
+    carried = [e for entries in read[first_hit:] for e in entries if identity_of(e) not in removed]
+    carried += [e for e in delta if e.kind is FileKind.ADD]
+    return settled[:first_hit] + store_rolled(attempt, carried)
+
+
+def merge_groups(attempt: Attempt, metas: Sequence[ManifestFileMeta]) -> list[ManifestFileMeta]:
+    """The minor manifest compaction: consecutive groups reaching the target size are merged,
+    the trailing group only when it has ``manifest.merge-min-count`` manifests."""
+    target: int = attempt.setting("manifest.target-file-size")
+    min_count: int = attempt.setting("manifest.merge-min-count")
+    groups: list[tuple[list[ManifestFileMeta], bool]] = [([], False)]
+    total = 0
     for meta in metas:
-        candidates.append(meta)
-        if sum(c.file_size for c in candidates) >= target:
-            result += flush(candidates)
-            candidates = []
-    result += flush(candidates) if len(candidates) >= min_count else candidates
+        groups[-1][0].append(meta)
+        total += meta.file_size
+        if total >= target:
+            groups[-1] = (groups[-1][0], True)
+            groups.append(([], False))
+            total = 0
+    tail = groups[-1][0]
+    groups[-1] = (tail, len(tail) >= min_count)
+    result: list[ManifestFileMeta] = []
+    for group, merged in groups:
+        rewrite = merged and len(group) > 1
+        result += store_rolled(attempt, _merged_entries(attempt, group)) if rewrite else group
     return result
 
 
-def full_compaction(
-    writer: MetaWriter, metas: Sequence[ManifestFileMeta]
-) -> list[ManifestFileMeta] | None:
-    target: int = writer.option("manifest.target-file-size")
-    threshold: int = writer.option("manifest.full-compaction-threshold-size")
-    base_count = 0
-    while base_count < len(metas) and (
-        metas[base_count].num_deleted_files == 0 and metas[base_count].file_size >= target
-    ):
-        base_count += 1
-    base, delta = metas[:base_count], metas[base_count:]
-    if sum(m.file_size for m in delta) < threshold:
-        return None
-    delta_entries = _read_merged(writer, delta)
-    deleted = {file_id(e) for e in delta_entries if e.kind is FileKind.DELETE}
-    kept: list[ManifestFileMeta] = []
-    survivors: list[ManifestEntry] = []
-    rewriting = False
-    for meta in base:
-        entries = read_manifest(writer.file_io, writer.table_root, meta.file_name)
-        rewriting = rewriting or any(file_id(e) in deleted for e in entries)
-        if rewriting:
-            survivors += [e for e in entries if file_id(e) not in deleted]
-        else:
-            kept.append(meta)
-    survivors += [e for e in delta_entries if e.kind is FileKind.ADD]
-    return kept + write_manifests(writer, survivors)
+def next_base(attempt: Attempt, metas: Sequence[ManifestFileMeta]) -> list[ManifestFileMeta]:
+    full = rewrite_all(attempt, metas)
+    return merge_groups(attempt, metas) if full is None else full
 
 
-def merge_manifests(
-    writer: MetaWriter, metas: Sequence[ManifestFileMeta]
-) -> list[ManifestFileMeta]:
-    full = full_compaction(writer, metas)
-    return full if full is not None else minor_compaction(writer, metas)
-
-
-def next_index_entries(
-    previous: Sequence[IndexManifestEntry],
-    changes: Sequence[IndexManifestEntry],
-    bucket_unaware: bool,
+def next_index(
+    previous: Sequence[IndexManifestEntry], changes: Sequence[IndexManifestEntry], unaware: bool
 ) -> list[IndexManifestEntry]:
-    """Rule 4: hash index files by bucket, deletion vectors by bucket (by file name for
-    bucket-unaware tables)."""
+    """The live index entries after ``changes`` (HASH entries first)."""
 
-    def by_bucket(
-        old: list[IndexManifestEntry], new: list[IndexManifestEntry]
-    ) -> list[IndexManifestEntry]:
-        live = {(e.partition, e.bucket, e.index_file.index_type): e for e in old}
-        for e in new:
-            if e.kind is FileKind.DELETE:
-                live.pop((e.partition, e.bucket, e.index_file.index_type), None)
-        for e in new:
-            if e.kind is FileKind.ADD:
-                live[e.partition, e.bucket, e.index_file.index_type] = e
-        return list(live.values())
+    def slot(entry: IndexManifestEntry) -> tuple[Any, ...]:
+        index_file = entry.index_file
+        if unaware and index_file.index_type == mf.DELETION_VECTORS_INDEX_TYPE:
+            return (index_file.file_name,)
+        return entry.partition, entry.bucket, index_file.index_type
 
-    def by_name(
-        old: list[IndexManifestEntry], new: list[IndexManifestEntry]
-    ) -> list[IndexManifestEntry]:
-        live = {e.index_file.file_name: e for e in old}
-        for e in new:
-            if e.kind is FileKind.ADD:
-                live[e.index_file.file_name] = e
-            else:
-                live.pop(e.index_file.file_name, None)
-        return list(live.values())
-
-    def of(entries: Sequence[IndexManifestEntry], kind: str) -> list[IndexManifestEntry]:
-        return [e for e in entries if e.index_file.index_type == kind]
-
-    hashes = by_bucket(of(previous, HASH_INDEX_TYPE), of(changes, HASH_INDEX_TYPE))
-    combine = by_name if bucket_unaware else by_bucket
-    vectors = combine(
-        of(previous, DELETION_VECTORS_INDEX_TYPE), of(changes, DELETION_VECTORS_INDEX_TYPE)
-    )
-    return hashes + vectors
+    live = {slot(e): e for e in previous}
+    for gone in [slot(e) for e in changes if e.kind is FileKind.DELETE]:
+        live.pop(gone, None)
+    live.update((slot(e), e) for e in changes if e.kind is FileKind.ADD)
+    return sorted(live.values(), key=lambda e: e.index_file.index_type != mf.HASH_INDEX_TYPE)
 
 
 # --------------------------------------------------------------------------------------------
-# One snapshot (rules 2-4)
+# One snapshot
 # --------------------------------------------------------------------------------------------
 
 
-def record_delta(entries: Iterable[ManifestEntry]) -> int:
-    return sum(e.file.row_count if e.kind is FileKind.ADD else -e.file.row_count for e in entries)
+def _row_delta(entries: Iterable[ManifestEntry]) -> int:
+    signs = {FileKind.ADD: 1, FileKind.DELETE: -1}
+    return sum(signs[e.kind] * e.file.row_count for e in entries)
 
 
-def prepare_snapshot(
-    writer: MetaWriter,
-    latest: Snapshot | None,
-    changes: Changes,
-    commit_user: str,
-    commit_identifier: int,
+def build_snapshot(
+    attempt: Attempt, latest: Snapshot | None, part: Part, user: str, identifier: int
 ) -> Snapshot:
-    file_io, root, schema = writer.file_io, writer.table_root, writer.schema
-    previous = snapshot_manifests(file_io, root, latest) if latest is not None else []
-    base_list = writer.write_manifest_list(merge_manifests(writer, previous))
-    delta_list = writer.write_manifest_list(write_manifests(writer, changes.table))
-    changelog_list = (
-        writer.write_manifest_list(write_manifests(writer, changes.changelog))
-        if changes.changelog
-        else None
-    )
-    index_manifest = latest.index_manifest if latest is not None else None
-    if changes.index:
-        unaware = not schema.is_primary_key_table and schema.num_buckets == -1
-        entries = next_index_entries(
-            read_index_entries(file_io, root, latest), changes.index, unaware
+    """Write the attempt's manifests and lists and return the snapshot naming them."""
+    io, root, schema = attempt.file_io, attempt.table_root, attempt.schema
+    previous = [] if latest is None else _manifest_metas(io, root, latest)
+    members: dict[str, Any] = {
+        "base_manifest_list": store_list(attempt, next_base(attempt, previous)),
+        "delta_manifest_list": store_list(attempt, store_rolled(attempt, part.table)),
+        "changelog_manifest_list": None,
+        "index_manifest": None if latest is None else latest.index_manifest,
+    }
+    if part.changelog:
+        members["changelog_manifest_list"] = store_list(
+            attempt, store_rolled(attempt, part.changelog)
         )
-        index_manifest = writer.write_index_manifest(entries)
-    delta = record_delta(changes.table)
-    total_before = 0
-    if latest is not None:
-        total_before = (
-            latest.total_record_count
-            if latest.total_record_count is not None
-            else sum(e.file.row_count for e in read_live_entries(file_io, root, latest))
-        )
-    return Snapshot(
-        version=CURRENT_SNAPSHOT_VERSION,
-        id=FIRST_SNAPSHOT_ID if latest is None else latest.id + 1,
-        schema_id=schema.id,
-        base_manifest_list=base_list,
-        delta_manifest_list=delta_list,
-        changelog_manifest_list=changelog_list,
-        index_manifest=index_manifest,
-        commit_user=commit_user,
-        commit_identifier=commit_identifier,
-        commit_kind=changes.kind,
-        time_millis=time.time_ns() // NANOS_PER_MILLI,
-        log_offsets=dict(latest.log_offsets or {}) if latest is not None else {},
-        total_record_count=total_before + delta,
-        delta_record_count=delta,
-        changelog_record_count=sum(e.file.row_count for e in changes.changelog),
-        watermark=latest.watermark if latest is not None else None,
-        statistics=latest.statistics
-        if latest is not None and latest.schema_id == schema.id
-        else None,
-        null_members=JAVA_0_9_NULL_MEMBERS,
+    if part.indexes:
+        unaware = schema.num_buckets == -1 and not schema.is_primary_key_table
+        entries = next_index(read_index_entries(io, root, latest), part.indexes, unaware)
+        fmt, settings = attempt.codec()
+        data = mf.encode_index_manifest(entries, fmt, **settings)
+        members["index_manifest"] = attempt.store(layout.index_manifest_file_name, data)
+    delta = _row_delta(part.table)
+    before = 0
+    if latest is not None and latest.total_record_count is not None:
+        before = latest.total_record_count
+    elif latest is not None:
+        before = sum(e.file.row_count for e in read_live_entries(io, root, latest))
+    inherited = latest is not None and latest.schema_id == schema.id
+    members.update(
+        {
+            "version": snap.CURRENT_SNAPSHOT_VERSION,
+            "id": snap.FIRST_SNAPSHOT_ID if latest is None else latest.id + 1,
+            "schema_id": schema.id,
+            "commit_user": user,
+            "commit_identifier": identifier,
+            "commit_kind": part.kind,
+            "time_millis": time.time_ns() // NANOS_PER_MILLI,
+            "log_offsets": {} if latest is None else dict(latest.log_offsets or {}),
+            "total_record_count": before + delta,
+            "delta_record_count": delta,
+            "changelog_record_count": sum(e.file.row_count for e in part.changelog),
+            "watermark": None if latest is None else latest.watermark,
+            "statistics": latest.statistics if inherited and latest is not None else None,
+            "null_members": snap.JAVA_0_9_NULL_MEMBERS,
+        }
     )
+    return Snapshot(**members)
 
 
-def write_hints(file_io: FileIO, table_root: str, snapshot_id: int) -> None:
+def publish_hints(file_io: FileIO, table_root: str, snapshot_id: int) -> None:
+    """LATEST, and EARLIEST for the first snapshot (best effort: readers fall back to listing)."""
+    first = snapshot_id == snap.FIRST_SNAPSHOT_ID
+    hints = (
+        (layout.HintFile.LATEST, layout.HintFile.EARLIEST) if first else (layout.HintFile.LATEST,)
+    )
     directory = layout.snapshot_dir(table_root)
-    hints = [layout.HintFile.LATEST]
-    if snapshot_id == FIRST_SNAPSHOT_ID:
-        hints.append(layout.HintFile.EARLIEST)
     for hint in hints:
         with contextlib.suppress(StorageError):
-            file_io.write_bytes(layout.hint_path(directory, hint), encode_hint(snapshot_id))
+            file_io.write_bytes(layout.hint_path(directory, hint), snap.encode_hint(snapshot_id))
 
 
-ChangesFor = Callable[[TableSchema, Snapshot | None], Changes]
+PartFor = Callable[[Snapshot | None], Part]
+"""A part as a function of the latest snapshot (an overwrite deletes what is live then)."""
 
 
-def commit_one(
+def retry_wait(options: Any, attempt_number: int) -> float:
+    """Seconds before the next attempt: exponential, capped, with up to 20% jitter."""
+    low: int = options.get("commit.min-retry-wait")
+    high: int = options.get("commit.max-retry-wait")
+    wait = min(low * 2.0**attempt_number, float(high)) / NANOS_PER_SECOND
+    return wait + random.uniform(0.0, wait * JITTER)
+
+
+def publish(
     file_io: FileIO,
     table_root: str,
-    changes_for: ChangesFor,
+    part_for: PartFor,
     *,
-    commit_user: str,
-    commit_identifier: int,
+    user: str,
+    identifier: int,
     max_retries: int | None,
 ) -> Snapshot:
-    """Rules 2 and 5: create the next snapshot, retrying when another committer wins."""
-    for attempt in itertools.count():
+    """Create the next snapshot for ``part_for``; re-plan and retry on a lost race."""
+    attempt_number = 0
+    while True:
         latest = read_latest_snapshot(file_io, table_root)
         schema = read_latest_schema(file_io, table_root)
-        changes = changes_for(schema, latest)
-        check_conflicts(file_io, table_root, schema, latest, changes)
-        writer = MetaWriter(file_io, table_root, schema)
+        part = part_for(latest)
+        ensure_no_conflict(file_io, table_root, schema, latest, part)
+        attempt = Attempt(file_io, table_root, schema)
         try:
-            snapshot = prepare_snapshot(writer, latest, changes, commit_user, commit_identifier)
+            snapshot = build_snapshot(attempt, latest, part, user, identifier)
+            payload = snap.encode_snapshot(snapshot).encode("utf-8")
+            won = file_io.create_exclusive(layout.snapshot_path(table_root, snapshot.id), payload)
         except BaseException:
-            writer.delete_written(0)
+            attempt.discard()
             raise
-        path = layout.snapshot_path(table_root, snapshot.id)
-        if file_io.create_exclusive(path, encode_snapshot(snapshot).encode("utf-8")):
-            write_hints(file_io, table_root, snapshot.id)
+        if won:
+            publish_hints(file_io, table_root, snapshot.id)
             return snapshot
-        writer.delete_written(0)
+        attempt.discard()
         options = schema.core_options
-        retries: int = options.get("commit.max-retries") if max_retries is None else max_retries
-        if attempt >= retries:
-            break
-        min_wait: int = options.get("commit.min-retry-wait")
-        max_wait: int = options.get("commit.max-retry-wait")
-        wait = min(min_wait / NANOS_PER_SECOND * 2.0**attempt, max_wait / NANOS_PER_SECOND)
-        time.sleep(wait + random.uniform(0.0, wait * JITTER))
-    raise CommitConflictError(
-        "gave up: other commits kept creating the next snapshot first",
-        path=table_root,
-        retryable=True,
-    )
+        allowed = options.get("commit.max-retries") if max_retries is None else max_retries
+        if attempt_number >= allowed:
+            raise CommitConflictError(
+                "gave up: other commits kept creating the next snapshot first",
+                path=table_root,
+                retryable=True,
+            )
+        time.sleep(retry_wait(options, attempt_number))
+        attempt_number += 1
 
 
 # --------------------------------------------------------------------------------------------
-# Overwrite (rule 6) and the commit
+# Overwrite and the commit
 # --------------------------------------------------------------------------------------------
 
 
-def _partition_matches(
-    partition: bytes, spec: Mapping[str, Any], fields: Sequence[t.DataField]
-) -> bool:
-    if not spec:
-        return True
-    values = deserialize_binary_row(partition, [f.type for f in fields])
-    return all(
-        compare_values(f.type, value, spec[f.name]) == 0
-        for f, value in zip(fields, values, strict=True)
-        if f.name in spec
-    )
+def static_spec_matcher(
+    spec: Mapping[str, Any], fields: Sequence[t.DataField]
+) -> Callable[[bytes], bool]:
+    """Whether a partition row has the spec's value in every field the spec names."""
+    named = [(i, f.type, spec[f.name]) for i, f in enumerate(fields) if f.name in spec]
+    types = [f.type for f in fields]
+
+    def matches(partition: bytes) -> bool:
+        if not named:
+            return True
+        row = deserialize_binary_row(partition, types)
+        return all(compare_values(dt, row[i], wanted) == 0 for i, dt, wanted in named)
+
+    return matches
 
 
-def overwrite_changes_for(
-    file_io: FileIO, table_root: str, append: Changes, spec: Mapping[str, Any]
-) -> ChangesFor | None:
-    """The OVERWRITE snapshot as a function of the latest state (None: nothing to do)."""
+class Overwrite(NamedTuple):
+    """What an overwrite replaces: the static partition spec (``{}``: every partition), unless
+    the overwrite is dynamic (``dynamic``: the write option, ``None``: the table's option)."""
+
+    spec: Mapping[str, Any]
+    dynamic: bool | None = None
+
+
+def overwrite_part(io: FileIO, root: str, append: Part, request: Overwrite) -> PartFor | None:
+    """The OVERWRITE part as a function of the latest snapshot (``None``: nothing to do)."""
+    file_io, table_root, spec = io, root, request.spec
     schema = read_latest_schema(file_io, table_root)
-    fields = list(schema.partition_type.fields)
-    dynamic = bool(schema.partition_keys) and bool(
-        schema.core_options.get("dynamic-partition-overwrite")
-    )
+    dynamic_option = schema.core_options.get("dynamic-partition-overwrite")
+    chosen = dynamic_option if request.dynamic is None else request.dynamic
+    dynamic = bool(schema.partition_keys) and bool(chosen)
+    if dynamic and not append.table:
+        return None
     if dynamic:
-        if not append.table:
-            return None
-        replaced = {e.partition for e in append.table}
-
-        def is_replaced(partition: bytes) -> bool:
-            return partition in replaced
-
+        receiving = frozenset(e.partition for e in append.table)
+        replaced: Callable[[bytes], bool] = receiving.__contains__
     else:
-        unknown = sorted(set(spec) - set(schema.partition_keys))
+        unknown = sorted(set(spec).difference(schema.partition_keys))
         if unknown:
             raise SpecViolation(
                 f"overwrite spec names {unknown}, which are not partition keys",
                 code="OVERWRITE_UNKNOWN_PARTITION_KEY",
             )
+        replaced = static_spec_matcher(spec, schema.partition_type.fields)
+        outside = next((e for e in append.table if not replaced(e.partition)), None)
+        if outside is not None:
+            raise SpecViolation(
+                f"overwriting {dict(spec)} but {outside.file.file_name} is elsewhere",
+                code="OVERWRITE_OUTSIDE_PARTITION",
+            )
 
-        def is_replaced(partition: bytes) -> bool:
-            return _partition_matches(partition, spec, fields)
-
-        for entry in append.table:
-            if not is_replaced(entry.partition):
-                raise SpecViolation(
-                    f"overwriting {dict(spec)} but {entry.file.file_name} is elsewhere",
-                    code="OVERWRITE_OUTSIDE_PARTITION",
-                )
-
-    def changes_for(_schema: TableSchema, latest: Snapshot | None) -> Changes:
-        live = read_live_entries(file_io, table_root, latest)
-        index = read_index_entries(file_io, table_root, latest)
-        deleted = [replace(e, kind=FileKind.DELETE) for e in live if is_replaced(e.partition)]
-        deleted_index = [
-            replace(e, kind=FileKind.DELETE) for e in index if is_replaced(e.partition)
+    def part_for(latest: Snapshot | None) -> Part:
+        dropped = [
+            replace(e, kind=FileKind.DELETE)
+            for e in read_live_entries(file_io, table_root, latest)
+            if replaced(e.partition)
         ]
-        return Changes(
-            CommitKind.OVERWRITE,
-            (*deleted, *append.table),
-            (),
-            (*deleted_index, *append.index),
-        )
+        dropped_index = [
+            replace(e, kind=FileKind.DELETE)
+            for e in read_index_entries(file_io, table_root, latest)
+            if replaced(e.partition)
+        ]
+        table = (*dropped, *append.table)
+        return Part(CommitKind.OVERWRITE, table, (), (*dropped_index, *append.indexes))
 
-    return changes_for
+    return part_for
 
 
 def commit(
@@ -773,47 +743,36 @@ def commit(
     table_root: str,
     messages: Sequence[CommitMessage],
     *,
+    overwrite: Mapping[str, Any] | None = None,
+    dynamic_overwrite: bool | None = None,
     commit_user: str | None = None,
     commit_identifier: int = BATCH_COMMIT_IDENTIFIER,
-    overwrite: Mapping[str, Any] | None = None,
     max_retries: int | None = None,
 ) -> list[Snapshot]:
     """Commit ``messages`` as at most two snapshots (APPEND or OVERWRITE, then COMPACT).
 
     ``overwrite`` is ``None`` for a normal commit, else the static partition spec (``{}``: the
-    whole table; ignored by a dynamic partition overwrite)."""
-    table_root = table_root.rstrip("/")
+    whole table; ignored by a dynamic partition overwrite). ``dynamic_overwrite`` overrides the
+    table's ``dynamic-partition-overwrite`` (a write option)."""
+    root = table_root.rstrip("/")
     user = commit_user or str(uuid.uuid4())
-    append, compact = collect_changes(messages)
+    append, compact = split_parts(messages)
+    steps: list[PartFor] = []
     if overwrite is not None:
-        compact = replace(compact, changelog=())
-        first = overwrite_changes_for(file_io, table_root, append, overwrite)
-    elif append.is_empty:
-        first = None
-    else:
-
-        def first(_schema: TableSchema, _latest: Snapshot | None) -> Changes:
-            return append
-
-    steps: list[ChangesFor] = [] if first is None else [first]
-    if not compact.is_empty:
-        latest = read_latest_snapshot(file_io, table_root)
-        schema = read_latest_schema(file_io, table_root)
-        pending = first(schema, latest).table if first is not None else ()
-        check_conflicts(file_io, table_root, schema, latest, compact, pending=pending)
-
-        def second(_schema: TableSchema, _latest: Snapshot | None) -> Changes:
-            return compact
-
-        steps.append(second)
+        compact = compact._replace(changelog=())
+        first = overwrite_part(file_io, root, append, Overwrite(overwrite, dynamic_overwrite))
+        steps += [first] if first is not None else []
+    elif has_changes(append):
+        steps.append(lambda _latest: append)
+    if has_changes(compact):
+        latest = read_latest_snapshot(file_io, root)
+        schema = read_latest_schema(file_io, root)
+        pending = steps[0](latest).table if steps else ()
+        ensure_no_conflict(file_io, root, schema, latest, compact, pending=pending)
+        steps.append(lambda _latest: compact)
     return [
-        commit_one(
-            file_io,
-            table_root,
-            step,
-            commit_user=user,
-            commit_identifier=commit_identifier,
-            max_retries=max_retries,
+        publish(
+            file_io, root, step, user=user, identifier=commit_identifier, max_retries=max_retries
         )
         for step in steps
     ]
@@ -827,21 +786,25 @@ def delete_message_files(
 ) -> None:
     """Best-effort removal of the files of messages that will not be committed (abort). Files
     of the base snapshot that a compaction read or only moved to another level are kept."""
+    paths: list[str] = []
     for message in messages:
+        written = {m.file_name for m in message.data.new_files}
+        untouched = {m.file_name for m in message.compaction.compact_before} - written
+        made = itertools.chain(
+            message.data.new_files,
+            message.data.changelog_files,
+            message.compaction.compact_after,
+            message.compaction.changelog_files,
+        )
         directory = bucket_dirs(message)
-        written = {meta.file_name for meta in message.data.new_files}
-        based = {meta.file_name for meta in message.compaction.compact_before} - written
-        files = [
-            *message.data.new_files,
-            *message.data.changelog_files,
-            *message.compaction.compact_after,
-            *message.compaction.changelog_files,
+        paths += [
+            layout.data_file_path(directory, m.file_name, m.external_path)
+            for m in made
+            if m.file_name not in untouched
         ]
-        for meta in files:
-            if meta.file_name in based:
-                continue
-            with contextlib.suppress(StorageError):
-                file_io.delete(layout.data_file_path(directory, meta.file_name, meta.external_path))
-        for index_file in message.index.new_index_files:
-            with contextlib.suppress(StorageError):
-                file_io.delete(layout.index_file_path(table_root, index_file.file_name))
+        paths += [
+            layout.index_file_path(table_root, f.file_name) for f in message.index.new_index_files
+        ]
+    for path in paths:
+        with contextlib.suppress(StorageError):
+            file_io.delete(path)

@@ -31,14 +31,15 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cmp_to_key
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
 from reference import layout
-from reference.errors import SpecViolation, UnsupportedFeature, naming_file
+from reference.errors import SpecViolation, UnsupportedFeature
 from reference.io import FileIO
+from reference.spec import data_file
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.commit_message import (
@@ -49,20 +50,10 @@ from reference.spec.commit_message import (
 )
 from reference.spec.compare import SortKey, compare_rows
 from reference.spec.data import Timestamp
-from reference.spec.data_file import (
-    SEQUENCE_NUMBER_FIELD,
-    VALUE_KIND_FIELD,
-    DataFileMeta,
-    FileSource,
-    MetaFileKind,
-    compute_meta_file_name,
-    compute_upgraded_file,
-)
+from reference.spec.data_file import DataFileMeta, FileSource
 from reference.spec.deletion_vector import (
     BitmapKind,
-    DeletionVectorRange,
     build_deletion_vector,
-    decode_deletion_vector_file,
     encode_deletion_vector_file,
 )
 from reference.spec.manifest import (
@@ -93,8 +84,13 @@ from spark_impl.merge import (
     last_where,
     sort_records,
 )
-from spark_impl.plan import compute_bucket_dir, read_schema_json
-from spark_impl.read import apply_deletions, evolve_columns, read_data_file
+from spark_impl.plan import DeletionFileRef, compute_bucket_dir, read_schema_json
+from spark_impl.read import (
+    apply_deletions,
+    evolve_columns,
+    read_data_file,
+    read_deleted_positions,
+)
 from spark_impl.reduce import reduce_sorted
 from spark_impl.write import (
     compute_key_value_table,
@@ -115,22 +111,24 @@ POSITION_COLUMN = "_POSITION"
 
 @dataclass(frozen=True)
 class CompactionOptions:
+    """What the picking and the rewrite of a bucket read from the table options."""
+
     num_levels: int
     trigger: int
+    """``num-sorted-run.compaction-trigger``"""
     max_size_amplification: int
     size_ratio: int
     optimization_interval: bool
+    """Set: every pick takes all runs (the interval's clock is not modelled)."""
     min_file_size: int
     need_lookup: bool
+    """Deletion vectors, first-row or ``force-lookup``: level-0 files are forced up."""
     deletion_vectors: bool
     first_row: bool
     deduplicate_without_sequence: bool
+    """Deduplicate without ``sequence.field``: the newest record wins outright."""
     bitmap64: bool
     full_rounds: bool
-
-    @property
-    def max_level(self) -> int:
-        return self.num_levels - 1
 
 
 def compaction_options(schema: TableSchema) -> CompactionOptions:
@@ -197,8 +195,9 @@ def decode_ranges(files: Sequence[DataFileMeta], key_types: Sequence[t.DataType]
     )
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
+    """One sorted run: a level-0 file, or all the files of a level above."""
+
     level: int
     files: tuple[DataFileMeta, ...]
 
@@ -240,7 +239,7 @@ def highest_non_empty_level(files: Sequence[DataFileMeta]) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# Picking
+# Picking: the universal rules over arrays of run levels and sizes (newest run first)
 # --------------------------------------------------------------------------------------------
 
 
@@ -250,55 +249,69 @@ class Unit:
     files: tuple[DataFileMeta, ...]
 
 
-def _unit(level: int, runs: Sequence[Run]) -> Unit:
-    return Unit(level, tuple(f for run in runs for f in run.files))
+def take_runs(runs: Sequence[Run], count: int, output_level: int) -> Unit:
+    return Unit(output_level, tuple(itertools.chain.from_iterable(r.files for r in runs[:count])))
 
 
-def _output_unit(runs: Sequence[Run], max_level: int, count: int) -> Unit:
-    if count == len(runs):
-        return _unit(max_level, runs)
-    output = max(0, runs[count].level - 1)
-    if output == 0:
-        for run in runs[count:]:
-            count += 1
-            if run.level != 0:
-                output = run.level
-                break
-    if count == len(runs):
-        output = max_level
-    return _unit(output, runs[:count])
+def size_ratio_count(sizes: np.ndarray, start: int, size_ratio: int) -> int:
+    """How many of the newest runs the size-ratio rule gathers when the first ``start`` are
+    taken: it stops at the first run bigger than everything gathered before it, grown by the
+    ratio (``compaction.size-ratio`` percent)."""
+    gathered = np.cumsum(sizes)[start - 1 : -1].astype(np.float64)
+    too_big = np.flatnonzero(gathered * (PERCENT + size_ratio) / PERCENT < sizes[start:])
+    return start + int(too_big[0]) if too_big.size else len(sizes)
 
 
-def _size_ratio(
-    runs: Sequence[Run],
-    max_level: int,
-    options: CompactionOptions,
-    count: int = 1,
-    force: bool = False,
+def output_of(levels: np.ndarray, count: int, max_level: int) -> tuple[int, int]:
+    """``(runs taken, output level)`` for the newest ``count`` runs: one level below the next
+    run's; when that is level 0, the runs up to the first one above level 0 are taken too and
+    go to its level; taking every run goes to the top."""
+    if count < len(levels) and levels[count] > 1:
+        return count, int(levels[count]) - 1
+    upper = np.flatnonzero(levels[count:] != 0)
+    if upper.size:
+        count += int(upper[0]) + 1
+        output = int(levels[count - 1])
+    else:
+        count, output = len(levels), 0
+    return (count, max_level) if count == len(levels) else (count, output)
+
+
+def size_ratio_unit(
+    runs: Sequence[Run], max_level: int, size_ratio: int, start: int, force: bool = False
 ) -> Unit | None:
-    size = sum(r.size for r in runs[:count])
-    for run in runs[count:]:
-        if size * (PERCENT + options.size_ratio) / PERCENT < run.size:
-            break
-        size += run.size
-        count += 1
-    return _output_unit(runs, max_level, count) if force or count > 1 else None
+    sizes = np.array([r.size for r in runs], dtype=np.int64)
+    count = size_ratio_count(sizes, start, size_ratio)
+    if not force and count <= 1:
+        return None
+    levels = np.array([r.level for r in runs], dtype=np.int64)
+    taken, output = output_of(levels, count, max_level)
+    return take_runs(runs, taken, output)
 
 
 def pick_universal(runs: Sequence[Run], levels: int, options: CompactionOptions) -> Unit | None:
-    max_level = levels - 1
+    """Size amplification, then size ratio, then the run count (Java ``UniversalCompaction``)."""
+    top = levels - 1
     if options.optimization_interval:
-        return _unit(max_level, runs)
-    if len(runs) >= options.trigger:
-        newer = sum(r.size for r in runs[:-1])
-        if newer * PERCENT > options.max_size_amplification * runs[-1].size:
-            return _unit(max_level, runs)
-        unit = _size_ratio(runs, max_level, options)
-        if unit is not None:
-            return unit
-    if len(runs) > options.trigger:
-        return _size_ratio(runs, max_level, options, len(runs) - options.trigger + 1)
-    return None
+        return take_runs(runs, len(runs), top)
+    if not runs or len(runs) < options.trigger:
+        return None
+    sizes = [r.size for r in runs]
+    if sum(sizes[:-1]) * PERCENT > options.max_size_amplification * sizes[-1]:
+        return take_runs(runs, len(runs), top)
+    by_ratio = size_ratio_unit(runs, top, options.size_ratio, 1)
+    if by_ratio is not None or len(runs) == options.trigger:
+        return by_ratio
+    return size_ratio_unit(runs, top, options.size_ratio, len(runs) - options.trigger + 1)
+
+
+def is_unit_trivial(unit: Unit | None) -> bool:
+    """Nothing to do: no files, or one file already on the output level."""
+    return (
+        unit is None
+        or not unit.files
+        or (len(unit.files) == 1 and unit.files[0].level == unit.output_level)
+    )
 
 
 def pick(
@@ -308,19 +321,13 @@ def pick(
     levels = number_of_levels(files, options.num_levels)
     runs = level_runs(files, options.num_levels, ranges)
     if full:
-        if not runs or (len(runs) == 1 and runs[0].level == levels - 1):
-            return None
-        return _unit(levels - 1, runs)
+        settled = len(runs) == 1 and runs[0].level == levels - 1
+        return None if not runs or settled else take_runs(runs, len(runs), levels - 1)
     unit = pick_universal(runs, levels, options)
-    if unit is None and options.need_lookup:
-        zeros = len(list(itertools.takewhile(lambda r: r.level == 0, runs)))
-        if zeros:
-            unit = _size_ratio(runs, levels - 1, options, zeros, force=True)
-    if unit is None or not unit.files:
-        return None
-    if len(unit.files) == 1 and unit.files[0].level == unit.output_level:
-        return None
-    return unit
+    level_zero = sum(1 for _ in itertools.takewhile(lambda r: r.level == 0, runs))
+    if unit is None and options.need_lookup and level_zero:
+        unit = size_ratio_unit(runs, levels - 1, options.size_ratio, level_zero, force=True)
+    return None if is_unit_trivial(unit) else unit
 
 
 # --------------------------------------------------------------------------------------------
@@ -429,10 +436,13 @@ class BucketJob:
 
 @dataclass
 class Context:
+    """One bucket job on its executor: IO, the job, schemas, options and the file namer."""
+
     file_io: FileIO
     job: BucketJob
     schema: TableSchema
     schemas: dict[int, TableSchema]
+    """Every schema the bucket's files were written with, by id."""
     options: CompactionOptions
     directory: str
     writer_uuid: str = field(default_factory=lambda: str(uuid.uuid4()))
@@ -447,18 +457,18 @@ class Context:
 def read_vectors(
     file_io: FileIO, table_root: str, index_files: Sequence[IndexFileMeta]
 ) -> dict[str, np.ndarray]:
-    vectors: dict[str, np.ndarray] = {}
-    for index_file in index_files:
-        path = index_file.external_path or layout.index_file_path(table_root, index_file.file_name)
-        ranges = [
-            DeletionVectorRange(m.data_file_name, m.offset, m.length, m.cardinality)
-            for m in index_file.dv_ranges or ()
-        ]
-        with naming_file(path):
-            decoded = decode_deletion_vector_file(file_io.read_bytes(path), ranges)
-        for name, vector in decoded.items():
-            vectors[name] = np.fromiter(iter(vector.positions), dtype=np.int64)
-    return vectors
+    """The deleted positions of every data file named in the bucket's vector index files."""
+    cache: dict[str, bytes] = {}
+    refs = {
+        dv.data_file_name: DeletionFileRef(
+            index_file.external_path or layout.index_file_path(table_root, index_file.file_name),
+            dv.offset,
+            dv.length,
+        )
+        for index_file in index_files
+        for dv in index_file.dv_ranges or ()
+    }
+    return {name: read_deleted_positions(file_io, ref, cache) for name, ref in refs.items()}
 
 
 def read_records(
@@ -470,7 +480,7 @@ def read_records(
     for number, meta in enumerate(metas):
         file_schema = ctx.schemas[meta.schema_id]
         path = layout.data_file_path(ctx.directory, meta.file_name, meta.external_path)
-        system = [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD]
+        system = [data_file.SEQUENCE_NUMBER_FIELD, data_file.VALUE_KIND_FIELD]
         raw = read_data_file(ctx.file_io, path, [*system, *file_schema.fields])
         raw = raw.append_column(POSITION_COLUMN, pa.array(np.arange(raw.num_rows)))
         deleted = vectors.get(meta.file_name)
@@ -598,7 +608,7 @@ def run_lookup_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
     merged, _ = reduce_sorted(sort_records(combined, config), config)
     moved = not step.rewrite and _is_lookup_move(step.files[0], output_level, ctx.options)
     if moved:
-        after = tuple(compute_upgraded_file(f, output_level) for f in step.files)
+        after = tuple(data_file.compute_upgraded_file(f, output_level) for f in step.files)
         return StepResult(tuple(step.files), after, marks, ())
     if target.drop_delete:
         merged = merged.filter(pa.array(is_add_kind(kinds_of(merged))))
@@ -615,7 +625,7 @@ def _is_lookup_move(meta: DataFileMeta, output_level: int, options: CompactionOp
         return True
     if options.deletion_vectors and (meta.delete_row_count is None or meta.delete_row_count > 0):
         return False
-    return output_level == options.max_level or options.deduplicate_without_sequence
+    return output_level == options.num_levels - 1 or options.deduplicate_without_sequence
 
 
 def run_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
@@ -624,7 +634,7 @@ def run_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
     if ctx.options.need_lookup and output_level > 0 and has_level_zero:
         return run_lookup_step(ctx, step, target)
     if not step.rewrite:
-        after = tuple(compute_upgraded_file(f, output_level) for f in step.files)
+        after = tuple(data_file.compute_upgraded_file(f, output_level) for f in step.files)
         return StepResult(tuple(step.files), after, {}, ())
     config = compute_merge_config(ctx.schema)
     records = read_records(ctx, step.files, target.vectors)
@@ -643,7 +653,9 @@ def write_vector_index(ctx: Context, vectors: Mapping[str, np.ndarray]) -> Index
         if len(positions)
     }
     data, ranges = encode_deletion_vector_file(encoded)
-    name = compute_meta_file_name(MetaFileKind.INDEX, ctx.writer_uuid, next(ctx.counter))
+    name = data_file.compute_meta_file_name(
+        data_file.MetaFileKind.INDEX, ctx.writer_uuid, next(ctx.counter)
+    )
     ctx.file_io.write_bytes(layout.index_file_path(ctx.job.table_root, name), data)
     metas = tuple(DeletionVectorMeta(r.data_file_name, r.offset, r.length) for r in ranges)
     return IndexFileMeta(DELETION_VECTORS_INDEX_TYPE, name, len(data), len(metas), metas)

@@ -19,7 +19,9 @@ Writing: ``df.write.format("paimon").mode("append" | "overwrite").save(path)`` r
 out) and commits on the driver (:mod:`spark_impl.commit`); the written buckets of primary-key
 tables are compacted before the commit, as Java's batch writer does (in the tasks when the
 rows were shuffled by bucket, else on the driver). ``spark_impl.write_table`` prepares the
-DataFrame (bucket, shuffle, order) and is the way to write dynamic-bucket tables.
+DataFrame (bucket, shuffle, order) and is the way to write dynamic-bucket tables. ``overwrite``
+replaces the partitions the write has rows for when the table's ``dynamic-partition-overwrite``
+is on (the default), else the whole table; the write option of the same name overrides it.
 
 Streaming: ``spark.readStream.format("paimon").option("read.row-kind", "true").load(path)``
 (or ``spark_impl.read_stream``): offsets are snapshot ids, the first micro-batch is the latest
@@ -85,6 +87,8 @@ TIMESTAMP_MILLIS_OPTION = "timestamp-millis"
 MAX_BATCH_ROWS = 65_536
 FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 ROW_KIND_OPTION = "read.row-kind"
+DYNAMIC_OVERWRITE_OPTION = "dynamic-partition-overwrite"
+BOOLEAN_TEXTS = ("true", "false")
 ROW_KIND_COLUMN = stream.ROW_KIND_COLUMN
 MICROS_PER_MILLI = 1_000
 NANOS_PER_MICRO = 1_000
@@ -115,6 +119,14 @@ def parse_time_travel(options: Mapping[str, str]) -> TimeTravel:
         tag_name=options.get(TAG_NAME_OPTION),
         timestamp_millis=_optional_long(options, TIMESTAMP_MILLIS_OPTION),
     )
+
+
+def parse_dynamic_overwrite(options: Mapping[str, str]) -> bool | None:
+    """The write option ``dynamic-partition-overwrite`` (``None``: the table's own)."""
+    text = options.get(DYNAMIC_OVERWRITE_OPTION)
+    if text is not None and text.lower() not in BOOLEAN_TEXTS:
+        raise InvalidOptionError(DYNAMIC_OVERWRITE_OPTION, text, "expected true or false")
+    return None if text is None else text.lower() == "true"
 
 
 def table_path(options: Mapping[str, str]) -> str:
@@ -309,7 +321,7 @@ class PaimonReader(DataSourceReader):
             open_file_io(self.options),
             table_path(self.options),
             parse_time_travel(self.options),
-            combine_predicates(self.predicates),
+            predicate=combine_predicates(self.predicates),
         )
 
     def partitions(self) -> list[SplitPartition]:
@@ -393,7 +405,13 @@ class PaimonWriter(DataSourceArrowWriter):
             file_io, root, self._messages(messages, False), overwrite=self.overwrite
         )
         collected = self._messages(messages, True) + uncompacted
-        commit(file_io, root, collected, overwrite={} if self.overwrite else None)
+        commit(
+            file_io,
+            root,
+            collected,
+            overwrite={} if self.overwrite else None,
+            dynamic_overwrite=parse_dynamic_overwrite(self.options),
+        )
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
 

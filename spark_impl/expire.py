@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from reference import layout
 from reference.errors import FileMissingError, StorageError, UnsupportedFeature, naming_file
@@ -43,6 +44,7 @@ from spark_impl.plan import (
 )
 
 NANOS_PER_MILLI = 1_000_000
+_Decoded = TypeVar("_Decoded")
 
 
 @dataclass(frozen=True)
@@ -60,32 +62,39 @@ def delete_quietly(file_io: FileIO, path: str) -> int:
     return 0
 
 
+def _decode_listed(
+    file_io: FileIO,
+    directory: str,
+    is_named: Callable[[str], object],
+    decode: Callable[[bytes], _Decoded],
+) -> list[_Decoded]:
+    """Every file of ``directory`` whose name ``is_named`` parses (not ``None``), decoded."""
+    if not file_io.exists(directory):
+        return []
+    paths = [
+        layout.join(directory, name)
+        for name in file_io.list_dir(directory)
+        if is_named(name) is not None
+    ]
+    decoded = []
+    for path in paths:
+        with naming_file(path):
+            decoded.append(decode(file_io.read_bytes(path)))
+    return decoded
+
+
 def _min_consumer_next(file_io: FileIO, table_root: str) -> int | None:
     directory = layout.consumer_dir(table_root)
-    if not file_io.exists(directory):
-        return None
-    found = []
-    for name in file_io.list_dir(directory):
-        if layout.parse_consumer_id(name) is None:
-            continue
-        path = layout.join(directory, name)
-        with naming_file(path):
-            found.append(decode_consumer(file_io.read_bytes(path)).next_snapshot)
-    return min(found, default=None)
+    consumers = _decode_listed(file_io, directory, layout.parse_consumer_id, decode_consumer)
+    return min((c.next_snapshot for c in consumers), default=None)
 
 
 def _tag_snapshots(file_io: FileIO, table_root: str) -> list[Snapshot]:
     directory = layout.tag_dir(table_root)
-    if not file_io.exists(directory):
-        return []
-    tags = []
-    for name in file_io.list_dir(directory):
-        if layout.parse_tag_name(name) is None:
-            continue
-        path = layout.join(directory, name)
-        with naming_file(path):
-            tags.append(decode_tag(file_io.read_bytes(path)).snapshot)
-    return tags
+    return [
+        tag.snapshot
+        for tag in _decode_listed(file_io, directory, layout.parse_tag_name, decode_tag)
+    ]
 
 
 @dataclass(frozen=True)

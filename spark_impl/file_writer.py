@@ -3,15 +3,9 @@
 The rules are those of ``reference/store/file_writer.py`` (which documents them with the Java
 classes); this module computes the same metadata column-wise:
 
-* statistics come from Arrow kernels (``min_max``, null counts), then the format's quirks as
-  Java reads them back from the file footer (Parquet drops nested columns entirely, drops string
-  and binary statistics of 4096+ bytes with a null count of -1, keeps no min/max for a float
-  column holding NaN and reports a +0.0 min as -0.0 and a -0.0 max as +0.0, none for TIMESTAMP
-  precision > 6 or binaries; ORC folds floats in IEEE order from the first value and bounds
-  long strings; Avro's row collector orders floats like Java's ``Float.compare``), then the
-  statistics mode (``none``, ``counts``, ``full``, ``truncate(n)``);
-* a stats row is a serialized BinaryRow of the columns made nullable, null fields as zero slots
-  (0.9's ``InternalRowSerializer``);
+* statistics: raw min/max/null counts from Arrow kernels per column (numpy for Java's float
+  order), with the format limits, modes and the stats-row encoding of
+  :mod:`reference.spec.column_stats`;
 * rolling: Java measures a file at its size checks (every 1000th row of the rolling write for
   Parquet and Avro, every 1024th row of the file for ORC) and starts a new file once the size
   reaches ``target-file-size``. The reference measures the encoded size at every check; here
@@ -24,18 +18,32 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from reference import layout
-from reference.errors import InvalidOptionError
 from reference.io import FileIO
 from reference.spec import types as t
-from reference.spec.binary_row import SERIALIZED_EMPTY_ROW, NullLayout, serialize_binary_row
+from reference.spec.binary_row import SERIALIZED_EMPTY_ROW
+from reference.spec.column_stats import (
+    NOT_COMPARABLE_ROOTS,
+    ORC_MAX_STRING_BYTES,
+    PARQUET_UNKNOWN_NULL_COUNT,
+    STATS_MODE_OPTION,
+    ColumnStats,
+    StatsMode,
+    apply_stats_mode,
+    compute_orc_float_extremes,
+    compute_orc_string_extremes,
+    compute_stats_modes,
+    encode_key,
+    encode_simple_stats,
+    is_parquet_binary_stats_dropped,
+    is_parquet_int96,
+)
 from reference.spec.data import EPOCH_DATETIME, Timestamp
 from reference.spec.data_file import DataFileMeta, FileSource
 from reference.spec.file_format import (
@@ -44,255 +52,117 @@ from reference.spec.file_format import (
     arrow_to_rows,
     encode_data_file,
 )
-from reference.spec.options import parse_stats_mode as parse_stats_mode_text
 from reference.spec.stats import EMPTY_STATS, SimpleStats
 
-STATS_MODE_OPTION = "metadata.stats-mode"
-DEFAULT_STATS_MODE = "truncate(16)"
 ROLL_CHECK_INTERVAL = 1000
 ORC_ROW_BATCH_SIZE = 1024
-PARQUET_MAX_STATS_BYTES = 4096
-PARQUET_UNKNOWN_NULL_COUNT = -1
-ORC_MAX_STRING_BYTES = 1024
-INT96_MIN_PRECISION = 7
-MAX_CODE_POINT = 0x10FFFF
-SURROGATES = range(0xD800, 0xE000)
-JAVA_UNENCODABLE = "?"
-NOT_COMPARABLE_ROOTS = t.NESTED_ROOTS | t.BINARY_ROOTS | {t.TypeRoot.VARIANT, t.TypeRoot.BLOB}
-
-# --------------------------------------------------------------------------------------------
-# Statistics modes
-# --------------------------------------------------------------------------------------------
+RETRACT_KIND_BYTES = (1, 3)
+"""Row kind bytes of -U and -D (a file's delete row count)."""
 
 
-class StatsKind(Enum):
-    NONE = "none"
-    COUNTS = "counts"
-    TRUNCATE = "truncate"
-    FULL = "full"
-
-
-@dataclass(frozen=True)
-class StatsMode:
-    kind: StatsKind
-    length: int = 0
-
-
-def parse_stats_mode(text: str, option: str) -> StatsMode:
-    try:
-        mode = parse_stats_mode_text(text)
-    except ValueError as error:
-        raise InvalidOptionError(option, text, str(error)) from None
-    if mode.startswith(StatsKind.TRUNCATE.value):
-        return StatsMode(StatsKind.TRUNCATE, int(mode[len("truncate(") : -1]))
-    return StatsMode(StatsKind(mode))
-
-
-def compute_stats_modes(
+def compute_stats_modes_with_default(
     options: Mapping[str, str], column_names: Sequence[str], default: str
 ) -> tuple[StatsMode, ...]:
     """``fields.<column>.stats-mode`` per physical column, else ``default``."""
-    modes = []
-    for name in column_names:
-        key = f"fields.{name}.stats-mode"
-        modes.append(parse_stats_mode(options.get(key, default), key))
-    return tuple(modes)
+    return tuple(compute_stats_modes({**options, STATS_MODE_OPTION: default}, column_names))
 
 
 # --------------------------------------------------------------------------------------------
-# Column statistics
+# Column statistics: raw extremes from Arrow kernels, then the spec's limits and modes
 # --------------------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class ColumnStats:
-    min: Any
-    max: Any
-    null_count: int | None
+FLOAT_NAN_BITS = 0x7FF8000000000000
+FLOAT_ORDER_FLIP = 0x7FFFFFFFFFFFFFFF
 
 
-NO_STATS = ColumnStats(None, None, None)
-
-
-def _internal_pair(low: Any, high: Any, column_type: pa.DataType, data_type: t.DataType) -> Any:
-    """Two Arrow scalars as internal values (``reference.spec.data`` conventions)."""
+def _as_internal(pair: pa.Array, data_type: t.DataType) -> tuple[Any, Any]:
+    """A two-element Arrow array (min, max) as internal values."""
     field = t.DataField(0, "v", data_type.copy(True))
-    pair = pa.table({"v": pa.array([low, high], type=column_type)})
-    rows = arrow_to_rows(pair, [field])
-    low_value: Any = rows[0][0]
-    high_value: Any = rows[1][0]
-    return low_value, high_value
+    low, high = arrow_to_rows(pa.table({"v": pair}), [field])
+    return low[0], high[0]
 
 
-def _arrow_extremes(column: pa.Array, data_type: t.DataType) -> tuple[Any, Any]:
-    extremes = pc.min_max(column)
-    low: Any = extremes["min"]
-    high: Any = extremes["max"]
-    pair: tuple[Any, Any] = _internal_pair(low, high, column.type, data_type)
-    return pair
+def _kernel_extremes(present: pa.Array, data_type: t.DataType) -> tuple[Any, Any]:
+    found = pc.min_max(present)
+    return _as_internal(pa.array([found["min"], found["max"]], type=present.type), data_type)
 
 
-def _float_values(column: pa.Array) -> np.ndarray:
-    return np.asarray(column.drop_null().to_numpy(zero_copy_only=False))
-
-
-def _java_float_extremes(column: pa.Array) -> tuple[Any, Any]:
-    """Min and max in ``Float.compare`` order: -0.0 before 0.0, NaN largest."""
-    values = _float_values(column).astype(np.float64)
+def _java_float_extremes(present: pa.Array) -> tuple[float, float]:
+    """Min and max in ``Float.compare`` order (-0.0 before 0.0, NaN largest): compare the IEEE
+    bits after folding negatives, so a signed-integer argmin/argmax finds them."""
+    values = np.asarray(present.to_numpy(zero_copy_only=False), dtype=np.float64)
     bits = values.view(np.int64).copy()
-    bits[np.isnan(values)] = 0x7FF8000000000000
-    image = np.where(bits < 0, bits ^ 0x7FFFFFFFFFFFFFFF, bits)
-    return float(values[int(np.argmin(image))]), float(values[int(np.argmax(image))])
+    bits[np.isnan(values)] = FLOAT_NAN_BITS
+    ordered = np.where(bits < 0, bits ^ FLOAT_ORDER_FLIP, bits)
+    return float(values[ordered.argmin()]), float(values[ordered.argmax()])
 
 
-def collected_stats(column: pa.Array, data_type: t.DataType, null_count: int) -> ColumnStats:
-    """Java's row collector (Avro): min/max of comparable types."""
-    if null_count == len(column) or data_type.root in NOT_COMPARABLE_ROOTS:
-        return ColumnStats(None, None, null_count)
+def _binary_extremes(present: pa.Array) -> tuple[bytes, bytes]:
+    found = pc.min_max(present.cast(pa.binary()))
+    return found["min"].as_py(), found["max"].as_py()
+
+
+def avro_column_stats(column: pa.Array, data_type: t.DataType) -> ColumnStats:
+    """Java's row collector: every comparable type gets its min/max in Java's order."""
+    present = column.drop_null()
+    nulls = len(column) - len(present)
+    if not len(present) or data_type.root in NOT_COMPARABLE_ROOTS:
+        return ColumnStats(None, None, nulls)
     if data_type.root in t.FLOATING_ROOTS:
-        low, high = _java_float_extremes(column)
-        return ColumnStats(low, high, null_count)
-    low, high = _arrow_extremes(column, data_type)
-    return ColumnStats(low, high, null_count)
+        return ColumnStats(*_java_float_extremes(present), nulls)
+    return ColumnStats(*_kernel_extremes(present, data_type), nulls)
 
 
-def _byte_extremes(column: pa.Array) -> tuple[bytes, bytes]:
-    extremes = pc.min_max(column.cast(pa.binary()))
-    return extremes["min"].as_py(), extremes["max"].as_py()
-
-
-def parquet_stats(column: pa.Array, data_type: t.DataType, null_count: int) -> ColumnStats | None:
-    """What Java reads from a Parquet footer; ``None``: the column has no statistics."""
+def parquet_column_stats(column: pa.Array, data_type: t.DataType) -> ColumnStats | None:
+    """What Java reads back from a Parquet footer (``None``: not even a null count)."""
     if data_type.root in t.NESTED_ROOTS:
         return None
-    all_null = null_count == len(column)
-    if data_type.root in t.CHARACTER_ROOTS | t.BINARY_ROOTS and not all_null:
-        low_bytes, high_bytes = _byte_extremes(column)
-        if len(low_bytes) + len(high_bytes) >= PARQUET_MAX_STATS_BYTES:
+    present = column.drop_null()
+    nulls = len(column) - len(present)
+    if len(present) and data_type.root in t.CHARACTER_ROOTS | t.BINARY_ROOTS:
+        low, high = _binary_extremes(present)
+        if is_parquet_binary_stats_dropped(len(low), len(high)):
             return ColumnStats(None, None, PARQUET_UNKNOWN_NULL_COUNT)
-    if all_null:
-        return ColumnStats(None, None, null_count)
-    if data_type.root in t.FLOATING_ROOTS:
-        values = _float_values(column)
-        if np.isnan(values).any():
-            return ColumnStats(None, None, null_count)
-        low, high = float(values.min()), float(values.max())
-        return ColumnStats(-0.0 if low == 0.0 else low, 0.0 if high == 0.0 else high, null_count)
-    is_int96 = (
-        data_type.root in t.TIMESTAMP_ROOTS
-        and t.timestamp_precision(data_type) >= INT96_MIN_PRECISION
+    counted_only = (
+        not len(present) or is_parquet_int96(data_type) or data_type.root in NOT_COMPARABLE_ROOTS
     )
-    if is_int96 or data_type.root in NOT_COMPARABLE_ROOTS:
-        return ColumnStats(None, None, null_count)
-    return collected_stats(column, data_type, null_count)
-
-
-def _orc_float_stats(column: pa.Array, null_count: int) -> ColumnStats:
-    values = _float_values(column).tolist()
-    low = high = values[0]
-    for value in values[1:]:
-        if value < low:
-            low = value
-        elif value > high:
-            high = value
-    return ColumnStats(low, high, null_count)
-
-
-def _orc_lower_bound(data: bytes) -> bytes:
-    cut = ORC_MAX_STRING_BYTES
-    while cut > 0 and (data[cut] & 0xC0) == 0x80:
-        cut -= 1
-    return data[:cut]
-
-
-def _orc_upper_bound(data: bytes) -> bytes:
-    text = _orc_lower_bound(data).decode("utf-8")
-    return (text[:-1] + chr(min(ord(text[-1]) + 1, MAX_CODE_POINT))).encode("utf-8")
-
-
-def _orc_string_stats(column: pa.Array, null_count: int) -> ColumnStats:
-    """ORC's string statistics: long values turn the min/max into bounds (unknown)."""
-    values = column.drop_null().cast(pa.binary())
-    if pc.max(pc.binary_length(values)).as_py() <= ORC_MAX_STRING_BYTES:
-        low_bytes, high_bytes = _byte_extremes(values)
-        return ColumnStats(low_bytes.decode("utf-8"), high_bytes.decode("utf-8"), null_count)
-    lowest: bytes | None = None
-    highest = b""
-    lowest_bound = highest_bound = False
-    for data in values.to_pylist():
-        is_long = len(data) > ORC_MAX_STRING_BYTES
-        if lowest is None:
-            lowest = _orc_lower_bound(data) if is_long else data
-            highest = _orc_upper_bound(data) if is_long else data
-            lowest_bound = highest_bound = is_long
-        elif lowest > data:
-            lowest, lowest_bound = (_orc_lower_bound(data) if is_long else data), is_long
-        elif highest < data:
-            highest, highest_bound = (_orc_upper_bound(data) if is_long else data), is_long
-    low = None if lowest is None or lowest_bound else lowest.decode("utf-8")
-    high = None if lowest is None or highest_bound else highest.decode("utf-8")
-    return ColumnStats(low, high, null_count)
-
-
-def orc_stats(column: pa.Array, data_type: t.DataType, null_count: int) -> ColumnStats:
-    if null_count == len(column) or data_type.root in NOT_COMPARABLE_ROOTS:
-        return ColumnStats(None, None, null_count)
-    if data_type.root in t.FLOATING_ROOTS:
-        return _orc_float_stats(column, null_count)
-    if data_type.root in t.CHARACTER_ROOTS:
-        return _orc_string_stats(column, null_count)
-    return collected_stats(column, data_type, null_count)
-
-
-def raw_stats(column: pa.Array, data_type: t.DataType, fmt: FileFormat) -> ColumnStats | None:
-    null_count = column.null_count
-    if fmt is FileFormat.PARQUET:
-        return parquet_stats(column, data_type, null_count)
-    if fmt is FileFormat.ORC:
-        return orc_stats(column, data_type, null_count)
-    return collected_stats(column, data_type, null_count)
-
-
-def truncated_max(value: Any, length: int) -> Any:
-    """A value not below ``value`` of at most ``length`` code points (``None``: none)."""
-    if not isinstance(value, str) or len(value) <= length:
-        return value
-    prefix = value[:length]
-    for position in range(length - 1, -1, -1):
-        code_point = ord(prefix[position]) + 1
-        if code_point <= MAX_CODE_POINT:
-            char = JAVA_UNENCODABLE if code_point in SURROGATES else chr(code_point)
-            return prefix[:position] + char
-    return None
-
-
-def apply_stats_mode(stats: ColumnStats | None, mode: StatsMode) -> ColumnStats:
-    if stats is None or mode.kind is StatsKind.NONE:
-        return NO_STATS
-    if mode.kind is StatsKind.COUNTS:
-        return ColumnStats(None, None, stats.null_count)
-    if mode.kind is StatsKind.FULL:
-        return stats
-    high = truncated_max(stats.max, mode.length)
-    if high is None:
-        return ColumnStats(None, None, stats.null_count)
-    low = stats.min[: mode.length] if isinstance(stats.min, str) else stats.min
-    return ColumnStats(low, high, stats.null_count)
-
-
-def encode_stats(stats: Sequence[ColumnStats], types: Sequence[t.DataType]) -> SimpleStats:
-    if not types:
-        return EMPTY_STATS
-    nullable = [data_type.copy(True) for data_type in types]
-    return SimpleStats(
-        serialize_binary_row([s.min for s in stats], nullable, null_layout=NullLayout.ZERO_SLOT),
-        serialize_binary_row([s.max for s in stats], nullable, null_layout=NullLayout.ZERO_SLOT),
-        tuple(s.null_count for s in stats),
+    if counted_only:
+        return ColumnStats(None, None, nulls)
+    if data_type.root not in t.FLOATING_ROOTS:
+        return avro_column_stats(column, data_type)
+    values = np.asarray(present.to_numpy(zero_copy_only=False), dtype=np.float64)
+    if np.isnan(values).any():
+        return ColumnStats(None, None, nulls)
+    low_value, high_value = float(values.min()), float(values.max())
+    # parquet-mr writes a zero min as -0.0 and a zero max as +0.0.
+    return ColumnStats(
+        -0.0 if low_value == 0.0 else low_value, 0.0 if high_value == 0.0 else high_value, nulls
     )
 
 
-def encode_key(key: Sequence[Any], types: Sequence[t.DataType]) -> bytes:
-    return serialize_binary_row(key, types, null_layout=NullLayout.ZERO_SLOT)
+def orc_column_stats(column: pa.Array, data_type: t.DataType) -> ColumnStats:
+    """What Java reads back from an ORC footer (other types as the row collector)."""
+    if data_type.root not in t.FLOATING_ROOTS | t.CHARACTER_ROOTS:
+        return avro_column_stats(column, data_type)
+    present = column.drop_null()
+    nulls = len(column) - len(present)
+    if not len(present):
+        return ColumnStats(None, None, nulls)
+    if data_type.root in t.FLOATING_ROOTS:
+        return ColumnStats(*compute_orc_float_extremes(present.to_pylist()), nulls)
+    as_bytes = present.cast(pa.binary())
+    longest = pc.max(pc.binary_length(as_bytes)).as_py()
+    if longest > ORC_MAX_STRING_BYTES:
+        return ColumnStats(*compute_orc_string_extremes(as_bytes.to_pylist()), nulls)
+    low, high = _binary_extremes(as_bytes)
+    return ColumnStats(low.decode("utf-8"), high.decode("utf-8"), nulls)
+
+
+RAW_STATS_BY_FORMAT: Mapping[FileFormat, Callable[[pa.Array, t.DataType], ColumnStats | None]] = {
+    FileFormat.PARQUET: parquet_column_stats,
+    FileFormat.ORC: orc_column_stats,
+    FileFormat.AVRO: avro_column_stats,
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,13 +183,13 @@ class FileSettings:
 
 def column_stats(table: pa.Table, settings: FileSettings, columns: Sequence[int]) -> SimpleStats:
     """The SimpleStats of the physical columns at ``columns`` of a stored table."""
-    stats = []
-    for index in columns:
-        data_type = settings.fields[index].type
-        column = table.column(index).combine_chunks()
-        raw = raw_stats(column, data_type, settings.fmt)
-        stats.append(apply_stats_mode(raw, settings.stats_modes[index]))
-    return encode_stats(stats, [settings.fields[i].type for i in columns])
+    raw = RAW_STATS_BY_FORMAT[settings.fmt]
+    types = [settings.fields[i].type for i in columns]
+    stats = [
+        apply_stats_mode(raw(table.column(i).combine_chunks(), data_type), settings.stats_modes[i])
+        for i, data_type in zip(columns, types, strict=True)
+    ]
+    return encode_simple_stats(stats, types)
 
 
 def encode_table(table: pa.Table, settings: FileSettings) -> bytes:
@@ -379,13 +249,14 @@ def _first_full_point(
 
 
 def compute_creation_time(now: datetime.datetime | None = None) -> Timestamp:
-    moment = now if now is not None else datetime.datetime.now()
-    millis = (moment.replace(tzinfo=None) - EPOCH_DATETIME) // datetime.timedelta(milliseconds=1)
-    return Timestamp(millis)
+    """The local wall clock in milliseconds since the epoch (what Java stores)."""
+    moment = (now or datetime.datetime.now()).replace(tzinfo=None)
+    return Timestamp((moment - EPOCH_DATETIME) // datetime.timedelta(milliseconds=1))
 
 
-@dataclass(frozen=True)
-class MetaContext:
+class MetaContext(NamedTuple):
+    """Shared by every file of one task's write: schema id, level, source, creation time."""
+
     schema_id: int
     level: int
     file_source: FileSource
@@ -399,6 +270,37 @@ def write_file(file_io: FileIO, directory: str, name: str, data: bytes) -> None:
     file_io.write_bytes(layout.join(directory, name), data)
 
 
+class FileFacts(NamedTuple):
+    """What one written file adds to its context to make a ``DataFileMeta``."""
+
+    name: str
+    size: int
+    rows: int
+    keys: tuple[bytes, bytes]
+    stats: tuple[SimpleStats, SimpleStats]
+    sequences: tuple[int, int]
+    deletes: int
+
+
+def build_meta(facts: FileFacts, context: MetaContext) -> DataFileMeta:
+    """The 0.9 data file meta (no extra files, no embedded index)."""
+    return DataFileMeta(
+        facts.name,
+        facts.size,
+        facts.rows,
+        *facts.keys,
+        *facts.stats,
+        *facts.sequences,
+        context.schema_id,
+        context.level,
+        (),
+        context.creation_time,
+        facts.deletes,
+        None,
+        context.file_source,
+    )
+
+
 def write_append_files(
     file_io: FileIO,
     directory: str,
@@ -410,32 +312,18 @@ def write_append_files(
     names: NameSource,
 ) -> list[DataFileMeta]:
     """Rows in order into rolled append files (sequence numbers count on across files)."""
+    every_column = range(len(settings.fields))
+    no_keys = (SERIALIZED_EMPTY_ROW, SERIALIZED_EMPTY_ROW)
     metas = []
-    all_columns = range(len(settings.fields))
     for start, end, data in compute_rolled_files(table, settings):
         name = names()
         write_file(file_io, directory, name, data)
-        part = table.slice(start, end - start)
-        metas.append(
-            DataFileMeta(
-                file_name=name,
-                file_size=len(data),
-                row_count=end - start,
-                min_key=SERIALIZED_EMPTY_ROW,
-                max_key=SERIALIZED_EMPTY_ROW,
-                key_stats=EMPTY_STATS,
-                value_stats=column_stats(part, settings, all_columns),
-                min_sequence_number=first_sequence + start,
-                max_sequence_number=first_sequence + end - 1,
-                schema_id=context.schema_id,
-                level=context.level,
-                extra_files=(),
-                creation_time=context.creation_time,
-                delete_row_count=0,
-                embedded_index=None,
-                file_source=context.file_source,
-            )
+        values = column_stats(table.slice(start, end - start), settings, every_column)
+        sequences = (first_sequence + start, first_sequence + end - 1)
+        facts = FileFacts(
+            name, len(data), end - start, no_keys, (EMPTY_STATS, values), sequences, 0
         )
+        metas.append(build_meta(facts, context))
     return metas
 
 
@@ -450,6 +338,22 @@ class KeyValueLayout:
     value_start: int
     thin: bool
 
+    @property
+    def sequence_column(self) -> int:
+        return self.value_start - 2
+
+    @property
+    def kind_column(self) -> int:
+        return self.value_start - 1
+
+
+def _edge_keys(table: pa.Table, kv_layout: KeyValueLayout) -> tuple[bytes, bytes]:
+    """The first and the last key of a key-sorted file, encoded."""
+    fields = [t.DataField(i, f"k{i}", dt) for i, dt in enumerate(kv_layout.key_types)]
+    edges = table.select(list(kv_layout.key_columns)).take([0, table.num_rows - 1])
+    first, last = arrow_to_rows(edges.rename_columns([f.name for f in fields]), fields)
+    return encode_key(first, kv_layout.key_types), encode_key(last, kv_layout.key_types)
+
 
 def compute_key_value_meta(
     table: pa.Table,
@@ -461,28 +365,19 @@ def compute_key_value_meta(
     context: MetaContext,
 ) -> DataFileMeta:
     """The meta of one primary-key (or changelog) file whose physical rows are ``table``."""
-    sequences = table.column(kv_layout.value_start - 2).combine_chunks()
-    kinds = np.asarray(table.column(kv_layout.value_start - 1).to_numpy())
-    value_columns = range(kv_layout.value_start, len(settings.fields))
-    fields = [t.DataField(i, f"k{i}", dt) for i, dt in enumerate(kv_layout.key_types)]
-    keys = table.select(list(kv_layout.key_columns)).rename_columns([f.name for f in fields])
-    first_last = arrow_to_rows(keys.take(pa.array([0, table.num_rows - 1])), fields)
-    extremes = pc.min_max(sequences)
-    return DataFileMeta(
-        file_name=name,
-        file_size=size,
-        row_count=table.num_rows,
-        min_key=encode_key(first_last[0], kv_layout.key_types),
-        max_key=encode_key(first_last[1], kv_layout.key_types),
-        key_stats=column_stats(table, settings, kv_layout.key_columns),
-        value_stats=column_stats(table, settings, value_columns),
-        min_sequence_number=int(extremes["min"].as_py()),
-        max_sequence_number=int(extremes["max"].as_py()),
-        schema_id=context.schema_id,
-        level=context.level,
-        extra_files=(),
-        creation_time=context.creation_time,
-        delete_row_count=int(np.count_nonzero((kinds == 1) | (kinds == 3))),
-        embedded_index=None,
-        file_source=context.file_source,
+    sequence = pc.min_max(table.column(kv_layout.sequence_column))
+    kinds = np.asarray(table.column(kv_layout.kind_column).to_numpy())
+    stats = (
+        column_stats(table, settings, kv_layout.key_columns),
+        column_stats(table, settings, range(kv_layout.value_start, len(settings.fields))),
     )
+    facts = FileFacts(
+        name,
+        size,
+        table.num_rows,
+        _edge_keys(table, kv_layout),
+        stats,
+        (int(sequence["min"].as_py()), int(sequence["max"].as_py())),
+        int(np.isin(kinds, RETRACT_KIND_BYTES).sum()),
+    )
+    return build_meta(facts, context)

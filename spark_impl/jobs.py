@@ -161,12 +161,12 @@ def expire(
     spark: Any,
     path: str,
     *,
+    options: Mapping[str, str] | None = None,
     retain_max: int | None = None,
     retain_min: int | None = None,
     time_retained_millis: int | None = None,
     max_deletes: int | None = None,
     now_millis: int | None = None,
-    options: Mapping[str, str] | None = None,
 ) -> list[int]:
     """Expire snapshots (limits default to the table's ``snapshot.*`` options); the data files
     are deleted by a Spark job. Returns the expired snapshot ids."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from reference import layout
 from reference.errors import (
@@ -67,8 +67,7 @@ DELETION_VECTORS_INDEX = "DELETION_VECTORS"
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class DeletionFileRef:
+class DeletionFileRef(NamedTuple):
     """A data file's deletion vector: a byte range of a deletion-vectors index file."""
 
     path: str
@@ -118,6 +117,10 @@ class TimeTravel:
     @property
     def is_latest(self) -> bool:
         return self.snapshot_id is None and self.tag_name is None and self.timestamp_millis is None
+
+
+LATEST = TimeTravel()
+"""No time travel: the latest snapshot."""
 
 
 @dataclass(frozen=True)
@@ -482,7 +485,8 @@ class _SchemaCache:
 def plan_read(
     file_io: FileIO,
     table_root: str,
-    travel: TimeTravel | None = None,
+    travel: TimeTravel = LATEST,
+    *,
     predicate: Predicate | None = None,
 ) -> ReadPlan:
     """Steps 1-5: the splits a batch read must read (``predicate`` only prunes)."""

@@ -121,14 +121,10 @@ def _slow_value_rows(
 ) -> tuple[pa.Table, np.ndarray]:
     """The slow paths, key by key; a removed key keeps the values it was initialised from."""
 
-    fields = list(config.fields)
-    rows = arrow_to_rows(ordered.select([f.name for f in fields]), fields)
+    by_engine = {MergeEngine.PARTIAL_UPDATE: merge_partial_update_key}
+    merge_key = by_engine.get(config.engine, merge_aggregation_key)
+    rows = arrow_to_rows(ordered.select([f.name for f in config.fields]), list(config.fields))
     kind_list = kinds.tolist()
-    merge_key = (
-        merge_partial_update_key
-        if config.engine is MergeEngine.PARTIAL_UPDATE
-        else merge_aggregation_key
-    )
     values: list[tuple[object, ...]] = []
     removed = np.zeros(segments.count, dtype=bool)
     for group, (start, end) in enumerate(
@@ -141,7 +137,7 @@ def _slow_value_rows(
             deletes = [i for i in range(start, end + 1) if kind_list[i] == DELETE]
             result = rows[deletes[-1]] if deletes else rows[start]
         values.append(result)
-    return rows_to_arrow(values, fields), removed
+    return rows_to_arrow(values, list(config.fields)), removed
 
 
 def reduce_sorted(ordered: pa.Table, config: MergeConfig) -> tuple[pa.Table, np.ndarray]:

@@ -18,7 +18,7 @@ Offsets are snapshot ids: ``{"snapshot": n}`` means every snapshot up to ``n`` w
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -57,8 +57,7 @@ ROW_KIND_STRINGS = np.array([kind.short_string for kind in RowKind], dtype=objec
 INSERT = RowKind.INSERT.short_string
 
 
-@dataclass(frozen=True)
-class StreamSplit:
+class StreamSplit(NamedTuple):
     """One task of a micro-batch: a full split (merged) or changed files (raw records)."""
 
     split: Split

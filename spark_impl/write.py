@@ -41,10 +41,10 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -53,23 +53,12 @@ import pyarrow.compute as pc
 from reference import layout
 from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature, naming_file
 from reference.io import FileIO
+from reference.spec import data_file
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row, serialize_binary_row
 from reference.spec.commit_message import CommitMessage, DataIncrement, IndexIncrement
 from reference.spec.data import RowKind, Timestamp
-from reference.spec.data_file import (
-    SEQUENCE_NUMBER_FIELD,
-    VALUE_KIND_FIELD,
-    DataFileMeta,
-    FileSource,
-    MetaFileKind,
-    compute_data_file_extension,
-    compute_data_file_name,
-    compute_key_fields,
-    compute_key_value_fields,
-    compute_meta_file_name,
-    is_thin_mode_supported,
-)
+from reference.spec.data_file import DataFileMeta, FileSource
 from reference.spec.file_format import (
     arrow_to_rows,
     compute_arrow_type,
@@ -78,6 +67,13 @@ from reference.spec.file_format import (
     parse_format_write_options,
 )
 from reference.spec.hash_index import HASH_INDEX_TYPE, decode_hash_index, encode_hash_index
+from reference.spec.java_collections import (
+    FASTUTIL_DEFAULT_EXPECTED,
+    JAVA_HASH_MAP_INITIAL_CAPACITY,
+    compute_int_hash_set_order,
+    compute_java_hash_map_capacity,
+    compute_java_hash_map_order,
+)
 from reference.spec.manifest import DELETION_VECTORS_INDEX_TYPE, IndexFileMeta
 from reference.spec.options import ChangelogProducer, option_value, validate_engine_combinations
 from reference.spec.schema import TableSchema, decode_schema
@@ -90,8 +86,7 @@ from spark_impl.file_writer import (
     compute_creation_time,
     compute_key_value_meta,
     compute_rolled_files,
-    compute_stats_modes,
-    parse_stats_mode,
+    compute_stats_modes_with_default,
     write_append_files,
     write_file,
 )
@@ -113,18 +108,18 @@ SEQUENCE_STRIDE = 1 << 32
 WRITE_LEVEL = 0
 UNAWARE_BUCKET = 0
 DYNAMIC_BUCKET = -1
-JAVA_SHORT_MAX = 32_767
-JAVA_HASH_MAP_INITIAL_CAPACITY = 16
-LOAD_FACTOR = 0.75
-FASTUTIL_DEFAULT_EXPECTED = 16
-FASTUTIL_PHI = 0x9E3779B9
-INT32_MASK = 0xFFFFFFFF
+JAVA_SHORT_MAX = 2**15 - 1
 
 
 class BucketMode(Enum):
+    """How rows find their bucket (Java ``BucketMode`` names as values)."""
+
     FIXED = "HASH_FIXED"
+    """``bucket`` > 0: the hash of the bucket key modulo the bucket count."""
     DYNAMIC = "HASH_DYNAMIC"
+    """A primary-key table with ``bucket = -1``: buckets from the HASH index."""
     UNAWARE = "BUCKET_UNAWARE"
+    """An append table with ``bucket = -1``: everything in bucket 0."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -132,15 +127,17 @@ class BucketMode(Enum):
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FileKindPlan:
+class FileKindPlan(NamedTuple):
+    """Settings of one kind of file (data or changelog) and the parts of its names."""
+
     settings: FileSettings
     prefix: str
     extension: str
 
 
-@dataclass(frozen=True)
-class DynamicOptions:
+class DynamicOptions(NamedTuple):
+    """``dynamic-bucket.target-row-num``, ``initial-buckets`` (assigner tasks), ``max-buckets``."""
+
     target_row_num: int
     assigners: int
     max_buckets: int
@@ -182,91 +179,89 @@ class WritePlan:
         return decode_schema(self.schema_json)
 
 
-def level_entry(options: Mapping[str, str], key: str, level: int) -> str | None:
-    """The value a ``<level>:<value>,...`` option gives ``level``, if any."""
-    per_level: Mapping[str, str] = option_value(options, key) or {}
-    for text, value in per_level.items():
-        if not text.strip().lstrip("-").isdigit():
-            raise InvalidOptionError(key, options[key], f"level {text!r} is not a number")
-        if int(text) == level:
-            return value
-    return None
+def per_level_values(options: Mapping[str, str], key: str) -> dict[int, str]:
+    """A ``<level>:<value>,...`` option as ``{level: value}`` (levels must be integers)."""
+    parsed: Mapping[str, str] = option_value(options, key) or {}
+    levels = {text: text.strip() for text in parsed}
+    bad = [text for text, stripped in levels.items() if not stripped.lstrip("-").isdigit()]
+    if bad:
+        raise InvalidOptionError(key, options[key], f"level {bad[0]!r} is not a number")
+    return {int(levels[text]): value for text, value in parsed.items()}
 
 
-def compute_file_kind_plan(
-    schema: TableSchema,
-    fields: Sequence[t.DataField],
-    *,
-    format_name: str,
-    compression: str,
-    stats_mode: str,
-    prefix: str,
+@dataclass(frozen=True)
+class KindChoice:
+    """The options that pick one kind of file's format, codec, stats mode and name prefix."""
+
+    format_name: str
+    compression: str
+    stats_mode: str
+    prefix: str
+
+
+def resolve_kind(
+    schema: TableSchema, fields: Sequence[t.DataField], choice: KindChoice
 ) -> FileKindPlan:
+    """Settings and naming of the files ``choice`` describes."""
     options = schema.options
-    fmt = parse_file_format(format_name)
-    write_options = replace(
-        parse_format_write_options(options), compression=compression.strip().lower()
+    codec = choice.compression.strip().lower()
+    base = parse_format_write_options(options)
+    modes = compute_stats_modes_with_default(options, [f.name for f in fields], choice.stats_mode)
+    fmt = parse_file_format(choice.format_name)
+    target = schema.core_options.target_file_size(schema.is_primary_key_table)
+    settings = FileSettings(fmt, replace(base, compression=codec), tuple(fields), modes, target)
+    with_codec = bool(option_value(options, "file.suffix.include.compression"))
+    return FileKindPlan(
+        settings,
+        choice.prefix,
+        data_file.compute_data_file_extension(
+            fmt.value, choice.compression, suffix_include_compression=with_codec
+        ),
     )
-    parse_stats_mode(stats_mode, "metadata.stats-mode")
-    settings = FileSettings(
-        fmt=fmt,
-        write_options=write_options,
-        fields=tuple(fields),
-        stats_modes=compute_stats_modes(options, [f.name for f in fields], stats_mode),
-        target_file_size=schema.core_options.target_file_size(schema.is_primary_key_table),
-    )
-    suffix = bool(option_value(options, "file.suffix.include.compression"))
-    extension = compute_data_file_extension(
-        fmt.value, compression, suffix_include_compression=suffix
-    )
-    return FileKindPlan(settings, prefix, extension)
 
 
 def compute_level_plans(
     schema: TableSchema, level: int
 ) -> tuple[FileKindPlan, FileKindPlan | None]:
     """Data and (``changelog-producer = input``) changelog file plans of one LSM level."""
-    options = schema.options
-    core = schema.core_options
+    options, core = schema.options, schema.core_options
+    at_level = {
+        key: per_level_values(options, f"{key}.per.level").get(level)
+        for key in ("file.format", "file.compression", "metadata.stats-mode")
+    }
+    stats_mode = at_level["metadata.stats-mode"] or core.stats_mode
     fields = compute_physical_fields(schema)
-
-    def entry(key: str) -> str | None:
-        return level_entry(options, key, level)
-
-    stats_mode = entry("metadata.stats-mode.per.level") or core.stats_mode
-    data = compute_file_kind_plan(
+    data = resolve_kind(
         schema,
         fields,
-        format_name=entry("file.format.per.level") or core.file_format,
-        compression=entry("file.compression.per.level") or core.file_compression,
-        stats_mode=stats_mode,
-        prefix=str(option_value(options, "data-file.prefix")),
-    )
-    changelog = compute_file_kind_plan(
-        schema,
-        fields,
-        format_name=options.get("changelog-file.format", data.settings.fmt.value),
-        compression=options.get(
-            "changelog-file.compression", data.settings.write_options.compression
+        KindChoice(
+            at_level["file.format"] or core.file_format,
+            at_level["file.compression"] or core.file_compression,
+            stats_mode,
+            str(option_value(options, "data-file.prefix")),
         ),
-        stats_mode=options.get("changelog-file.stats-mode") or stats_mode,
-        prefix=str(option_value(options, "changelog-file.prefix")),
     )
-    return data, changelog
+    changelog_choice = KindChoice(
+        options.get("changelog-file.format", data.settings.fmt.value),
+        options.get("changelog-file.compression", data.settings.write_options.compression),
+        options.get("changelog-file.stats-mode") or stats_mode,
+        str(option_value(options, "changelog-file.prefix")),
+    )
+    return data, resolve_kind(schema, fields, changelog_choice)
 
 
 def compute_physical_fields(schema: TableSchema) -> list[t.DataField]:
     if not schema.is_primary_key_table:
         return list(schema.fields)
-    key_fields = compute_key_fields(schema.fields, schema.trimmed_primary_keys)
-    return compute_key_value_fields(
+    key_fields = data_file.compute_key_fields(schema.fields, schema.trimmed_primary_keys)
+    return data_file.compute_key_value_fields(
         key_fields, schema.fields, schema.core_options.data_file_thin_mode
     )
 
 
 def compute_kv_layout(schema: TableSchema) -> KeyValueLayout:
-    key_fields = compute_key_fields(schema.fields, schema.trimmed_primary_keys)
-    thin = schema.core_options.data_file_thin_mode and is_thin_mode_supported(
+    key_fields = data_file.compute_key_fields(schema.fields, schema.trimmed_primary_keys)
+    thin = schema.core_options.data_file_thin_mode and data_file.is_thin_mode_supported(
         key_fields, schema.fields
     )
     names = schema.trimmed_primary_keys
@@ -576,90 +571,91 @@ def compute_assigners(
 # --------------------------------------------------------------------------------------------
 
 
-def java_hash_map_capacity(capacity: int, size: int) -> int:
-    while size > capacity * LOAD_FACTOR:
-        capacity *= 2
-    return capacity
+def owned_hashes(
+    index_files: Mapping[int, np.ndarray], assigner: int, partition_hash: int, assigners: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The (hash, bucket) pairs of the partition's HASH index that ``assigner`` owns, as two
+    arrays sorted by hash."""
+    if not index_files:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    hashes = np.concatenate([np.asarray(h, dtype=np.int64) for h in index_files.values()])
+    buckets = np.repeat(
+        np.fromiter(index_files, dtype=np.int64), [len(h) for h in index_files.values()]
+    )
+    partition = np.full(len(hashes), partition_hash, dtype=np.int64)
+    mine = compute_assigners(partition, hashes, assigners) == assigner
+    order = np.argsort(hashes[mine], kind="stable")
+    return hashes[mine][order], buckets[mine][order]
 
 
 @dataclass
-class PartitionIndex:
-    """One assigner's view of one partition: owned hashes, candidate buckets (insertion order)
-    and every bucket id in use."""
+class Candidates:
+    """The buckets an assigner may still fill, with their hash counts, as Java's ``HashMap``
+    holds them: insertion order, its table size and its entry count (which only full buckets
+    leaving the map lower)."""
 
-    hash_to_bucket: dict[int, int]
-    counts: dict[int, int]
-    buckets: set[int]
-    capacity: int
-    size: int
+    loads: dict[int, int]
+    used: set[int]
+    table_size: int
+    entries: int
 
+    def first_with_room(self, target: int) -> int | None:
+        """Walk the map in Java order, dropping full buckets met on the way."""
+        for bucket in compute_java_hash_map_order(list(self.loads), self.table_size):
+            if self.loads[bucket] < target:
+                return bucket
+            del self.loads[bucket]
+            self.entries -= 1
+        return None
 
-def load_partition_index(
-    index_files: Mapping[int, np.ndarray],
-    assigner: int,
-    partition_hash: int,
-    options: DynamicOptions,
-) -> PartitionIndex:
-    hash_to_bucket: dict[int, int] = {}
-    counts: dict[int, int] = {}
-    for bucket, hashes in index_files.items():
-        owners = compute_assigners(
-            np.full(len(hashes), partition_hash, dtype=np.int64), hashes, options.assigners
-        )
-        for value in hashes[owners == assigner].tolist():
-            hash_to_bucket[value] = bucket
-        if bucket % options.assigners == assigner % options.assigners:
-            counts[bucket] = len(hashes)
-    capacity = java_hash_map_capacity(JAVA_HASH_MAP_INITIAL_CAPACITY, len(counts))
-    return PartitionIndex(hash_to_bucket, counts, set(counts), capacity, len(counts))
+    def add(self, bucket: int) -> None:
+        self.loads[bucket] = 0
+        self.used.add(bucket)
+        self.entries += 1
+        self.table_size = compute_java_hash_map_capacity(self.table_size, self.entries)
 
 
-def _new_bucket(index: PartitionIndex, assigner: int, options: DynamicOptions) -> int | None:
+def owned_candidates(
+    index_files: Mapping[int, np.ndarray], assigner: int, assigners: int
+) -> Candidates:
+    loads = {b: len(h) for b, h in index_files.items() if b % assigners == assigner % assigners}
+    size = compute_java_hash_map_capacity(JAVA_HASH_MAP_INITIAL_CAPACITY, len(loads))
+    return Candidates(loads, set(loads), size, len(loads))
+
+
+def unused_owned_bucket(
+    candidates: Candidates, assigner: int, options: DynamicOptions
+) -> int | None:
+    """The smallest bucket id the assigner owns that no index file uses yet."""
     limit = JAVA_SHORT_MAX if options.max_buckets == -1 else options.max_buckets
-    for bucket in range(limit):
-        if bucket % options.assigners == assigner % options.assigners and (
-            bucket not in index.buckets
-        ):
-            return bucket
-    return None
+    owned = range(assigner % options.assigners, limit, options.assigners)
+    return next((b for b in owned if b not in candidates.used), None)
 
 
-def assign_new_hashes(
-    index: PartitionIndex, new_hashes: Sequence[int], assigner: int, options: DynamicOptions
-) -> None:
-    """Give each new hash (first-seen order) a bucket, filling candidates in Java ``HashMap``
-    order, opening the smallest owned unused bucket when none has room."""
-    pending = list(new_hashes)
-    while pending:
-        taken = False
-        for bucket in sorted(index.counts, key=lambda b: b & (index.capacity - 1)):
-            room = options.target_row_num - index.counts[bucket]
-            if room <= 0:
-                del index.counts[bucket]
-                index.size -= 1
-                continue
-            chunk, pending = pending[:room], pending[room:]
-            index.counts[bucket] += len(chunk)
-            index.hash_to_bucket.update((h, bucket) for h in chunk)
-            taken = True
-            break
-        if taken:
-            continue
-        opened = _new_bucket(index, assigner, options)
-        if opened is None:
-            if options.max_buckets == -1:
+def place_new_hashes(
+    count: int, candidates: Candidates, assigner: int, options: DynamicOptions
+) -> np.ndarray:
+    """Buckets for ``count`` new hashes taken in first-seen order: each step fills a run of
+    them into the first candidate with room, or opens a bucket for one."""
+    placed = np.empty(count, dtype=np.int64)
+    done = 0
+    while done < count:
+        bucket = candidates.first_with_room(options.target_row_num)
+        if bucket is None:
+            bucket = unused_owned_bucket(candidates, assigner, options)
+            if bucket is None and options.max_buckets == -1:
                 raise SpecViolation(
                     f"more than {JAVA_SHORT_MAX} dynamic buckets", code="TOO_MANY_BUCKETS"
                 )
-            fallback = min(index.buckets)
-            index.hash_to_bucket.update((h, fallback) for h in pending)
-            return
-        index.counts[opened] = 1
-        index.buckets.add(opened)
-        index.size += 1
-        index.capacity = java_hash_map_capacity(index.capacity, index.size)
-        index.hash_to_bucket[pending[0]] = opened
-        pending = pending[1:]
+            if bucket is None:
+                placed[done:] = min(candidates.used)
+                break
+            candidates.add(bucket)
+        run = min(options.target_row_num - candidates.loads[bucket], count - done)
+        placed[done : done + run] = bucket
+        candidates.loads[bucket] += run
+        done += run
+    return placed
 
 
 def assign_dynamic(
@@ -670,60 +666,17 @@ def assign_dynamic(
     options: DynamicOptions,
 ) -> np.ndarray:
     """The buckets of one (partition, assigner)'s rows, in arrival order."""
-    index = load_partition_index(index_files, assigner, partition_hash, options)
-    unique, first = np.unique(hashes, return_index=True)
-    ordered = unique[np.argsort(first, kind="stable")].tolist()
-    new = [h for h in ordered if h not in index.hash_to_bucket]
-    assign_new_hashes(index, new, assigner, options)
-    keys = np.array(sorted(index.hash_to_bucket), dtype=np.int64)
-    values = np.array([index.hash_to_bucket[k] for k in keys.tolist()], dtype=np.int64)
-    return np.asarray(values[np.searchsorted(keys, hashes)])
-
-
-def _fastutil_mix(value: int) -> int:
-    mixed = (value * FASTUTIL_PHI) & INT32_MASK
-    return mixed ^ (mixed >> 16)
-
-
-def _fastutil_size(expected: int) -> int:
-    needed = -(-expected * 4 // 3)
-    return max(2, 1 << max(needed - 1, 0).bit_length())
-
-
-def _fastutil_max_fill(size: int) -> int:
-    return min(-(-size * 3 // 4), size - 1)
-
-
-def _fastutil_place(table: list[int], value: int) -> None:
-    mask = len(table) - 1
-    position = _fastutil_mix(value) & mask
-    while table[position] != 0:
-        position = (position + 1) & mask
-    table[position] = value
-
-
-def int_hash_set_order(values: Iterable[int], expected: int) -> list[int]:
-    """Iteration order of fastutil's ``IntOpenHashSet(expected)`` after adding ``values``."""
-    table = [0] * _fastutil_size(expected)
-    max_fill = _fastutil_max_fill(len(table))
-    seen: set[int] = set()
-    has_zero = False
-    for value in values:
-        if value in seen:
-            continue
-        seen.add(value)
-        if value == 0:
-            has_zero = True
-        else:
-            _fastutil_place(table, value & INT32_MASK)
-        if len(seen) - 1 >= max_fill:
-            old = [v for v in reversed(table) if v != 0]
-            table = [0] * _fastutil_size(len(seen) + 1)
-            max_fill = _fastutil_max_fill(len(table))
-            for moved in old:
-                _fastutil_place(table, moved)
-    ordered = [v - (1 << 32) if v >= 1 << 31 else v for v in reversed(table) if v != 0]
-    return [0, *ordered] if has_zero else ordered
+    known, known_buckets = owned_hashes(index_files, assigner, partition_hash, options.assigners)
+    distinct, first_seen = np.unique(hashes, return_index=True)
+    arrival = distinct[np.argsort(first_seen, kind="stable")]
+    fresh = arrival[~np.isin(arrival, known)]
+    candidates = owned_candidates(index_files, assigner, options.assigners)
+    fresh_buckets = place_new_hashes(len(fresh), candidates, assigner, options)
+    all_hashes = np.concatenate([known, fresh])
+    all_buckets = np.concatenate([known_buckets, fresh_buckets])
+    order = np.argsort(all_hashes, kind="stable")
+    found = np.searchsorted(all_hashes[order], hashes)
+    return np.asarray(all_buckets[order][found])
 
 
 # --------------------------------------------------------------------------------------------
@@ -745,13 +698,13 @@ class TaskWriter:
     creation_time: Timestamp = field(default_factory=compute_creation_time)
 
     def name(self, kind: FileKindPlan) -> str:
-        return compute_data_file_name(
+        return data_file.compute_data_file_name(
             kind.prefix, self.writer_uuid, next(self.counter), kind.extension
         )
 
     def index_name(self) -> str:
-        return compute_meta_file_name(
-            MetaFileKind.INDEX, self.writer_uuid, next(self.index_counter)
+        return data_file.compute_meta_file_name(
+            data_file.MetaFileKind.INDEX, self.writer_uuid, next(self.index_counter)
         )
 
     @property
@@ -819,7 +772,7 @@ def compute_key_value_table(records: pa.Table, schema: TableSchema, kv: KeyValue
             columns.append(records.column(key))
             names.append(f"_KEY_{key}")
     columns += [records.column(SEQUENCE_COLUMN), records.column(KIND_COLUMN)]
-    names += [SEQUENCE_NUMBER_FIELD.name, VALUE_KIND_FIELD.name]
+    names += [data_file.SEQUENCE_NUMBER_FIELD.name, data_file.VALUE_KIND_FIELD.name]
     for data_field in schema.fields:
         columns.append(records.column(data_field.name))
         names.append(data_field.name)
@@ -979,7 +932,7 @@ def write_index_increment(
         return IndexIncrement()
     previous = writer.plan.hash_index.get((identity, bucket))
     expected = len(old) if previous is not None else FASTUTIL_DEFAULT_EXPECTED
-    ordered = int_hash_set_order([*old, *new], expected)
+    ordered = compute_int_hash_set_order([*old, *new], expected)
     data = encode_hash_index(ordered)
     name = writer.index_name()
     writer.file_io.write_bytes(layout.index_file_path(writer.plan.table_root, name), data)

@@ -129,7 +129,7 @@ def load_case(directory: Path, root: Path = CASES_ROOT) -> Case:
         raise CaseFormatError(f"{path}: id {document['id']!r} is not the directory {relative!r}")
     has_table_dir = (directory / TABLE_DIR).is_dir()
     table = document.get("table")
-    if (table is None) == (not has_table_dir):
+    if (table is None) == (not has_table_dir) and not is_format_table_files(table, has_table_dir):
         raise CaseFormatError(f"{path}: give exactly one of 'table' and a table/ directory")
     for step in document["steps"]:
         expect = step.get("expect") or step.get("step", {}).get("expect")
@@ -198,6 +198,13 @@ class KnownFailures:
             if any(c in pattern for c in GLOB_CHARACTERS) and fnmatch.fnmatchcase(case_id, pattern):
                 return reason
         return None
+
+
+def is_format_table_files(table: Mapping[str, Any] | None, has_table_dir: bool) -> bool:
+    """A format table's checked-in files: ``table/`` holds the plain files, ``table`` the
+    schema a catalog would keep for them (a format table has no metadata of its own)."""
+    options = (table or {}).get("options") or {}
+    return has_table_dir and str(options.get("type", "")).strip().lower() == "format-table"
 
 
 def known_failures_path(engine: str, directory: Path = KNOWN_FAILURES_DIR) -> Path:

@@ -94,6 +94,21 @@ def format_requirements(options: Mapping[str, str]) -> set[str]:
     return needs
 
 
+def format_table_requirements(
+    fields: Sequence[t.DataField], partition_keys: Sequence[str], options: Mapping[str, str]
+) -> set[str]:
+    """A format table: plain files of one format, no Paimon metadata (no buckets, keys or
+    merge engine to ask for)."""
+    file_format = options.get("file.format", DEFAULT_FILE_FORMAT).strip().lower()
+    needs = type_requirements(fields) | {
+        b.CAP_FORMAT_TABLE,
+        b.format_table_capability(file_format),
+    }
+    if partition_keys:
+        needs.add(b.CAP_PARTITION)
+    return needs
+
+
 def table_requirements(
     fields: Sequence[t.DataField],
     partition_keys: Sequence[str],
@@ -101,6 +116,8 @@ def table_requirements(
     options: Mapping[str, str],
 ) -> set[str]:
     """What reading (and writing) a table of this shape needs."""
+    if options.get("type", "").strip().lower() == b.CAP_FORMAT_TABLE:
+        return format_table_requirements(fields, partition_keys, options)
     needs = type_requirements(fields) | format_requirements(options)
     needs.add(b.CAP_PRIMARY_KEY if primary_keys else b.CAP_APPEND)
     if partition_keys:

@@ -345,8 +345,9 @@ def _describe_exception(error: BaseException) -> str:
 def _prepare_table(case: Case, engine: Engine, path: Path) -> tuple[t.DataField, ...]:
     if case.table_dir is not None:
         shutil.copytree(case.table_dir, path)
-        return read_checked_in_fields(path)
-    assert case.table is not None
+        if case.table is None:
+            return read_checked_in_fields(path)
+    assert case.table is not None  # created, or registered over a format table's files
     spec = case.table
     engine.create_table(
         str(path), spec.fields, spec.partition_keys, spec.primary_keys, dict(spec.options)

@@ -26,8 +26,10 @@ After all writers exit, :func:`check_simulation` verifies:
    compaction snapshot replays as nothing (it does not change rows); the data part of an
    operation whose compaction part failed replays as the data part.
 
-Workload: writer ``w`` only writes keys ``w * KEY_SPACE + i``, so the rows of a primary-key
-table never depend on the order of two writers' upserts; an overwrite replaces partition
+Workload: writer ``w`` only writes keys ``i * KEY_STRIDE + w``, so the rows of a primary-key
+table never depend on the order of two writers' upserts, yet the key ranges of different
+writers' files interleave (two compactions that move files of different writers to one level
+of a bucket at the same time make an LSM key-range conflict); an overwrite replaces partition
 ``p = 0`` of every writer, so its position in the snapshot order matters.
 """
 
@@ -66,7 +68,8 @@ from reference.store.compact import compact_after_write, compact_table
 from reference.table import Table
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
-KEY_SPACE = 1000
+KEY_STRIDE = 100
+"""More than the writers of any simulation: key ``i * KEY_STRIDE + w`` belongs to writer ``w``."""
 KEYS_PER_WRITER = 12
 ROWS_PER_WRITE = 3
 PARTITIONS = (0, 1)
@@ -115,13 +118,27 @@ class Outcome(Enum):
 
 
 class FailureClass(Enum):
-    """Why an attempt or an operation failed (rule 4 of the module docstring)."""
+    """Why an attempt or an operation failed (rule 4 of the module docstring). A file
+    conflict (``reference.store.commit`` rule 10) is split by its reason: a file the commit
+    deletes is no longer live, a file is added twice, or two files of one LSM sorted run
+    would overlap in key range."""
 
-    SNAPSHOT_CONFLICT = "snapshot conflict (retried)"
-    FILE_CONFLICT = "file conflict (failed)"
+    SNAPSHOT_CONFLICT = "snapshot id taken (retried)"
+    FILE_DELETED_CONFLICT = "file deleted meanwhile (failed)"
+    FILE_ADDED_TWICE_CONFLICT = "file added twice (failed)"
+    KEY_RANGE_CONFLICT = "key-range overlap (failed)"
     RETRIES_EXHAUSTED = "retries exhausted (failed)"
     CONCURRENT_EXPIRATION = "file expired meanwhile (failed)"
     UNCLASSIFIED = "unclassified"
+
+
+FILE_CONFLICT_REASONS = (
+    ("is deleted but not live", FailureClass.FILE_DELETED_CONFLICT),
+    ("is added twice", FailureClass.FILE_ADDED_TWICE_CONFLICT),
+    ("key ranges of", FailureClass.KEY_RANGE_CONFLICT),
+)
+"""The reasons ``reference.store.commit.compute_conflicts`` gives, and their class (the first
+reason of a message decides)."""
 
 
 OPERATION_WEIGHTS: dict[TableKind, dict[OperationKind, int]] = {
@@ -215,7 +232,7 @@ def compute_rows(
 ) -> tuple[Row, ...]:
     keys = rng.sample(range(KEYS_PER_WRITER), ROWS_PER_WRITE)
     return tuple(
-        (writer * KEY_SPACE + key, f"w{writer}-c{identifier}-{key}", rng.choice(partitions))
+        (key * KEY_STRIDE + writer, f"w{writer}-c{identifier}-{key}", rng.choice(partitions))
         for key in keys
     )
 
@@ -490,10 +507,22 @@ class SimulationReport:
         return not self.violations and self.lost == 0 and self.applied_twice == 0
 
 
+def classify_file_conflict(message: str) -> FailureClass:
+    """The class of a non-retryable commit conflict, by the first reason its message gives."""
+    found = [
+        (message.find(reason), failure)
+        for reason, failure in FILE_CONFLICT_REASONS
+        if reason in message
+    ]
+    return min(found, key=lambda pair: pair[0])[1] if found else FailureClass.UNCLASSIFIED
+
+
 def classify_failure(record: OperationRecord) -> FailureClass:
     """Rule 4: the class of a failed operation."""
     if record.error == CommitConflictError.__name__:
-        return FailureClass.RETRIES_EXHAUSTED if record.retryable else FailureClass.FILE_CONFLICT
+        if record.retryable:
+            return FailureClass.RETRIES_EXHAUSTED
+        return classify_file_conflict(record.message or "")
     if record.error in (FileMissingError.__name__, SnapshotNotFoundError.__name__):
         return FailureClass.CONCURRENT_EXPIRATION
     return FailureClass.UNCLASSIFIED
@@ -641,6 +670,8 @@ def run_simulation(
     config: SimulationConfig, env: Mapping[str, str] | None = None
 ) -> SimulationReport:
     """Create the table, run the writer processes, check what they did."""
+    if config.writers > KEY_STRIDE:
+        raise ValueError(f"at most {KEY_STRIDE} writers (their keys would mix)")
     os.makedirs(config.work_dir, exist_ok=True)
     file_io = open_store(config, env)
     inner = file_io.inner if isinstance(file_io, RacyFileIO) else file_io

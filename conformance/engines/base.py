@@ -59,6 +59,9 @@ CAP_SEQUENCE_FIELD = "sequence-field"
 CAP_ROWKIND_FIELD = "rowkind-field"
 CAP_SEQUENCE_GROUP = "sequence-group"
 CAP_DELETION_VECTORS = "deletion-vectors"
+CAP_FORMAT_TABLE = "format-table"
+"""Format tables (``type = format-table``: plain files, the schema kept by the adapter, as a
+catalog keeps it); plus ``format-table:<csv|parquet|orc>``."""
 CAP_FILE_INDEX = "file-index"
 """Tables with file index options (``file-index.<type>.columns``); plus ``file-index:<type>``."""
 
@@ -69,6 +72,8 @@ TYPE_PREFIX = "type:"
 SYSTEM_TABLE_PREFIX = "system-table:"
 AGGREGATE_PREFIX = "aggregate:"
 FILE_INDEX_PREFIX = "file-index:"
+FORMAT_TABLE_PREFIX = "format-table:"
+FORMAT_TABLE_FORMATS = ("csv", "parquet", "orc")
 
 MERGE_ENGINES = ("deduplicate", "partial-update", "aggregation", "first-row")
 CHANGELOG_PRODUCERS = ("input", "lookup", "full-compaction")
@@ -111,6 +116,10 @@ def changelog_capability(producer: str) -> str:
 
 def format_capability(file_format: str) -> str:
     return FORMAT_PREFIX + file_format
+
+
+def format_table_capability(file_format: str) -> str:
+    return FORMAT_TABLE_PREFIX + file_format
 
 
 def type_capability(root: t.TypeRoot) -> str:

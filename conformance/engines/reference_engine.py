@@ -6,6 +6,9 @@ buckets of tables that need it before committing); changes are the raw increment
 0.9's column sets (the expectations are recorded from 0.9); expiration runs with the case's
 retention in place of the table's options.
 
+Format tables (``type = format-table``) have no Paimon metadata: the adapter keeps each one's
+schema as a catalog would (``reference.format_table``) and writes and reads its plain files.
+
 The maintenance API of ``Table`` is recent: a method that is missing disables the capabilities
 it backs (:data:`OPTIONAL_METHODS`), so the cases needing it are skipped, not failed.
 """
@@ -13,6 +16,7 @@ it backs (:data:`OPTIONAL_METHODS`), so the cases needing it are skipped, not fa
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,7 +31,7 @@ from conformance.engines.base import (
     Rows,
     TimeTravel,
 )
-from reference import errors
+from reference import errors, format_table
 from reference.io import LocalFileIO
 from reference.merge.aggregate_functions import AggregateKind
 from reference.spec import predicate as p
@@ -74,6 +78,8 @@ BASE_CAPABILITIES = frozenset(
         b.merge_engine_capability("aggregation"),
         b.changelog_capability("input"),
         *(b.format_capability(f) for f in b.FILE_FORMATS),
+        b.CAP_FORMAT_TABLE,
+        *(b.format_table_capability(f) for f in b.FORMAT_TABLE_FORMATS),
         *(b.aggregate_capability(kind.value) for kind in AggregateKind),
         b.aggregate_capability("first_not_null_value"),
     }
@@ -107,6 +113,27 @@ def compute_capabilities(table_class: type = Table) -> frozenset[str]:
         if hasattr(table_class, method):
             capabilities |= enabled
     return frozenset(capabilities)
+
+
+def create_format_table(
+    path: str,
+    fields: Sequence[t.DataField],
+    partition_keys: Sequence[str],
+    primary_keys: Sequence[str],
+    options: Mapping[str, str],
+) -> format_table.FormatTable:
+    """The format table a catalog would record for these arguments (``path`` its
+    directory)."""
+    schema = s.compute_table_schema(
+        0,
+        fields,
+        partition_keys=partition_keys,
+        primary_keys=primary_keys,
+        options={**options, format_table.PATH_OPTION: path},
+        comment=None,
+        time_millis=time.time_ns() // 1_000_000,
+    )
+    return format_table.compute_format_table(schema)
 
 
 def classify(error: Exception) -> Exception:
@@ -200,6 +227,7 @@ class ReferenceEngine:
     def __init__(self) -> None:
         self.capabilities = compute_capabilities()
         self._file_io = LocalFileIO()
+        self._format_tables: dict[str, format_table.FormatTable] = {}
 
     def _table(self, path: str) -> Table:
         return Table.open(self._file_io, path)
@@ -213,6 +241,11 @@ class ReferenceEngine:
         options: Mapping[str, str],
     ) -> None:
         try:
+            if format_table.is_format_table(options):
+                table = create_format_table(path, fields, partition_keys, primary_keys, options)
+                self._file_io.mkdirs(path)
+                self._format_tables[path] = table
+                return
             Table.create(
                 self._file_io,
                 path,
@@ -227,6 +260,8 @@ class ReferenceEngine:
     def write(
         self, path: str, rows: Sequence[Change], overwrite: Mapping[str, Value] | None = None
     ) -> int | None:
+        if path in self._format_tables:
+            return self._write_format_table(path, rows, overwrite)
         table = self._table(path)
         try:
             table.write_and_commit(
@@ -236,6 +271,20 @@ class ReferenceEngine:
             raise EngineError(b.ERROR_INVALID_WRITE, str(error)) from error
         latest = table.latest_snapshot()
         return None if latest is None else latest.id
+
+    def _write_format_table(
+        self, path: str, rows: Sequence[Change], overwrite: Mapping[str, Value] | None
+    ) -> None:
+        try:
+            format_table.write_format_table(
+                self._file_io,
+                self._format_tables[path],
+                [row for _, row in rows],
+                overwrite=overwrite is not None,
+                static_partition=overwrite or None,
+            )
+        except errors.SpecViolation as error:
+            raise EngineError(b.ERROR_INVALID_WRITE, str(error)) from error
 
     def compact(self, path: str, full: bool) -> int | None:
         table = self._table(path)
@@ -273,6 +322,8 @@ class ReferenceEngine:
         projection: Sequence[str] | None,
         filter: Filter | None,
     ) -> Rows:
+        if path in self._format_tables:
+            return self._read_format_table(path, projection, filter)
         try:
             result = self._table(path).read(
                 query.TimeTravel(travel.snapshot_id, travel.tag, travel.timestamp_millis),
@@ -285,6 +336,19 @@ class ReferenceEngine:
         if projection is not None:
             fields = b.project_fields(fields, projection)
         return Rows(tuple(fields), list(result.rows))
+
+    def _read_format_table(
+        self, path: str, projection: Sequence[str] | None, filter: Filter | None
+    ) -> Rows:
+        table = self._format_tables[path]
+        rows = format_table.read_format_table(
+            self._file_io,
+            table,
+            predicate=None if filter is None else to_predicate(filter),
+            projection=projection,
+        )
+        fields = table.fields if projection is None else b.project_fields(table.fields, projection)
+        return Rows(tuple(fields), [(RowKind.INSERT, row) for row in rows])
 
     def read_changes(self, path: str, from_snapshot: int, to_snapshot: int | None) -> Rows:
         if to_snapshot is None:

@@ -2,8 +2,11 @@
 ``spark.read.format("paimon")`` in one local SparkSession shared by the process.
 
 Only reads for now (writes come with the spark_impl write path): cases that write run only when
-they ship a checked-in table. Projections are ``select``, filters ``where`` on the DataFrame
-(the source prunes with them, Spark applies them); time travel is the source's
+they ship a checked-in table. Format tables (``type = format-table``, shipped as a ``table/``
+of plain files with the schema in the case) are read by Spark's own CSV, Parquet and ORC
+sources, not by spark_impl: ``create_table`` only records their schema, as a catalog does.
+Projections are ``select``, filters ``where`` on the DataFrame (the source prunes with them,
+Spark applies them); time travel is the source's
 ``snapshot-id`` / ``tag-name`` / ``timestamp-millis`` options. Rows come back through Arrow
 (``DataFrame.toArrow``) without row kinds; Spark timestamps are microseconds, so this engine is
 judged at microsecond precision (``timestamp_precision = 6``).
@@ -71,6 +74,10 @@ CAPABILITIES = frozenset(
     }
 ) | b.all_type_capabilities(UNSUPPORTED_TYPES)
 """Reading tables of every shape; no write, compaction, maintenance or system tables yet."""
+CAPABILITIES |= {
+    b.CAP_FORMAT_TABLE,
+    *(b.format_table_capability(f) for f in b.FORMAT_TABLE_FORMATS),
+}
 
 
 def spark_unavailable_reason() -> str | None:
@@ -186,6 +193,37 @@ def read_schema_fields(path: str, travel: TimeTravel) -> tuple[t.DataField, ...]
     return tuple(decode_schema(schema_json).fields)
 
 
+def csv_reader_options(options: Mapping[str, str]) -> dict[str, str]:
+    """A format table's CSV options (``reference.format_table`` rule 4) as Spark's CSV
+    source names them."""
+    from reference.format_table import compute_csv_options  # noqa: PLC0415
+
+    csv = compute_csv_options(options)
+    return {
+        "sep": csv.field_delimiter,
+        "lineSep": csv.line_delimiter,
+        "quote": csv.quote,
+        "escape": csv.escape,
+        "header": str(csv.include_header).lower(),
+        "nullValue": csv.null_literal,
+        "mode": csv.mode.value.upper(),
+    }
+
+
+def read_format_table(fields: Sequence[t.DataField], options: Mapping[str, str], path: str) -> Any:
+    """The DataFrame of a format table's directory, read by Spark's own source for its file
+    format (partition columns discovered from ``key=value`` directories, typed by the
+    schema), columns in the table's order."""
+    from reference.format_table import FILE_FORMAT_OPTION, parse_format  # noqa: PLC0415
+    from spark_impl.spark_types import to_spark_schema  # noqa: PLC0415
+
+    file_format = parse_format(options.get(FILE_FORMAT_OPTION, "parquet")).value
+    reader = shared_session().read.format(file_format).schema(to_spark_schema(fields))
+    if file_format == "csv":
+        reader = reader.options(**csv_reader_options(options))
+    return reader.load(path).select(*[f.name for f in fields])
+
+
 class SparkEngine:
     """``spark.read.format("paimon")`` of spark_impl in a shared local session."""
 
@@ -197,6 +235,7 @@ class SparkEngine:
         reason = spark_unavailable_reason()
         if reason is not None:
             raise EngineUnavailable(reason)
+        self._format_tables: dict[str, tuple[tuple[t.DataField, ...], dict[str, str]]] = {}
 
     def read(
         self,
@@ -205,6 +244,11 @@ class SparkEngine:
         projection: Sequence[str] | None,
         filter: Filter | None,
     ) -> Rows:
+        if path in self._format_tables:
+            fields, options = self._format_tables[path]
+            return self._collect(
+                read_format_table(fields, options, path), fields, projection, filter
+            )
         reader = shared_session().read.format("paimon")
         for key, value in (
             (SNAPSHOT_OPTION, travel.snapshot_id),
@@ -213,8 +257,17 @@ class SparkEngine:
         ):
             if value is not None:
                 reader = reader.option(key, str(value))
-        frame = reader.load(path)
-        fields = read_schema_fields(path, travel)
+        return self._collect(
+            reader.load(path), read_schema_fields(path, travel), projection, filter
+        )
+
+    @staticmethod
+    def _collect(
+        frame: Any,
+        fields: Sequence[t.DataField],
+        projection: Sequence[str] | None,
+        filter: Filter | None,
+    ) -> Rows:
         if filter is not None:
             frame = frame.where(to_spark_column(filter, fields))
         if projection is not None:
@@ -231,6 +284,9 @@ class SparkEngine:
         primary_keys: Sequence[str],
         options: Mapping[str, str],
     ) -> None:
+        if options.get("type", "").strip().lower() == b.CAP_FORMAT_TABLE:
+            self._format_tables[path] = (tuple(fields), dict(options))
+            return
         raise NotImplementedError("spark_impl has no write path yet")
 
     def write(

@@ -17,12 +17,14 @@ After each case (:func:`run_case`):
    except on tables whose batch reads skip level 0 (deletion vectors): there new rows become
    visible with the commit's COMPACT snapshot. Expected rows come from a model of the
    operation, not from the reference.
-2. *Exactly once.* After a RAISE or AMBIGUOUS fault the same writer retries with the same
-   commit user and identifier (the commit messages it still holds, or new ones when the
-   write itself failed): its data snapshot then exists, the table reads "after" (same
-   exception for level-0-skipping tables: a retry after a lost response to the APPEND
-   snapshot is skipped whole, commit rule 12, compaction included), and no user and
-   identifier appears in two snapshots of the same kind.
+2. *Exactly once.* After any fault the writer retries with the same commit user and
+   identifier: after a RAISE or AMBIGUOUS fault the same writer, after a KILL or TEAR the
+   restarted one, with the commit messages its write phase checkpointed (a pickle outside
+   the table, as an engine's checkpoint), or new ones when the fault came before the
+   checkpoint. Its data snapshot then exists, the table reads "after" (same exception for
+   level-0-skipping tables: a retry after the APPEND snapshot landed is skipped whole,
+   commit rule 12, compaction included), and no user and identifier appears in two
+   snapshots of the same kind. An interrupted expiration simply runs again.
 3. *Clean-up.* The orphan cleaner (``older_than = 0``) leaves exactly the files the
    remaining snapshots reference (plus schemas, snapshot files and hints), and nothing any
    snapshot uses is deleted.
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
+import pickle
 import signal
 import sys
 import tempfile
@@ -258,11 +261,22 @@ def commit_messages(
     )
 
 
-def run_operation(file_io: FileIO, root: str, scenario: Scenario, user: str) -> None:
+Checkpoint = Callable[[list[CommitMessage]], None]
+"""Where a writer saves its commit messages between the write and the commit phase (an
+engine's checkpoint: durable, and outside the table)."""
+
+
+def run_operation(
+    file_io: FileIO, root: str, scenario: Scenario, user: str, checkpoint: Checkpoint | None = None
+) -> None:
+    """The operation: an expiration, or the write phase, its checkpoint, then the commit."""
     if scenario.operation is OperationKind.EXPIRE:
         Table(file_io, root).expire()
         return
-    commit_messages(file_io, root, scenario, prepare_messages(file_io, root, scenario), user)
+    messages = prepare_messages(file_io, root, scenario)
+    if checkpoint is not None:
+        checkpoint(messages)
+    commit_messages(file_io, root, scenario, messages, user)
 
 
 def record_steps(
@@ -290,8 +304,9 @@ class CaseResult(Enum):
 
 
 @dataclass(frozen=True)
-class RaisedRun:
-    """An in-process run with a RAISE or AMBIGUOUS fault."""
+class InterruptedRun:
+    """A run of the operation with a fault, and the commit messages its write phase
+    checkpointed (None when the fault came first)."""
 
     result: CaseResult
     messages: list[CommitMessage] | None
@@ -299,68 +314,94 @@ class RaisedRun:
 
 def run_raising(
     file_io: FileIO, root: str, scenario: Scenario, step: int, fault: FaultKind, *, user: str
-) -> RaisedRun:
-    """Run the operation here with the fault at ``step``; the write phase's messages are kept
-    so that a retry can commit them again."""
+) -> InterruptedRun:
+    """Run the operation here with a RAISE or AMBIGUOUS fault at ``step``."""
     faulty = FaultyFileIO(file_io, step, fault)
-    messages = None
+    saved: list[list[CommitMessage]] = []
     try:
-        if scenario.operation is OperationKind.EXPIRE:
-            run_operation(faulty, root, scenario, user)
-        else:
-            messages = prepare_messages(faulty, root, scenario)
-            commit_messages(faulty, root, scenario, messages, user)
+        run_operation(faulty, root, scenario, user, saved.append)
     except InjectedFault:
-        return RaisedRun(CaseResult.FAILED, messages)
-    if faulty.fired is None:
-        return RaisedRun(CaseResult.NOT_REACHED, messages)
-    return RaisedRun(CaseResult.SUCCEEDED, messages)
+        return InterruptedRun(CaseResult.FAILED, saved[0] if saved else None)
+    result = CaseResult.NOT_REACHED if faulty.fired is None else CaseResult.SUCCEEDED
+    return InterruptedRun(result, saved[0] if saved else None)
 
 
 def run_crashed_in_process(
-    file_io: FileIO, root: str, scenario: Scenario, step: int, fault: FaultKind
-) -> CaseResult:
+    file_io: FileIO, root: str, scenario: Scenario, step: int, fault: FaultKind, *, user: str
+) -> InterruptedRun:
     """Run the operation here; the faulty IO "dies" at ``step`` (``SimulatedCrash``)."""
+    faulty = FaultyFileIO(file_io, step, fault, in_process=True)
+    saved: list[list[CommitMessage]] = []
     try:
-        run_operation(FaultyFileIO(file_io, step, fault, in_process=True), root, scenario, "killed")
+        run_operation(faulty, root, scenario, user, saved.append)
     except SimulatedCrash:
-        return CaseResult.KILLED
-    return CaseResult.NOT_REACHED
+        return InterruptedRun(CaseResult.KILLED, saved[0] if saved else None)
+    return InterruptedRun(CaseResult.NOT_REACHED, saved[0] if saved else None)
 
 
-def run_killed(
-    file_io: FileIO, root: str, scenario: Scenario, step: int, fault: FaultKind
-) -> CaseResult:
-    """Run the operation in a forked child that SIGKILLs itself at ``step``."""
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into the caller's code
-        code = CHILD_EXIT_FAILED
-        try:
-            run_operation(FaultyFileIO(file_io, step, fault), root, scenario, "killed")
-            code = CHILD_EXIT_COMPLETED
-        finally:
-            os._exit(code)
+def save_checkpoint(path: str) -> Checkpoint:
+    """Pickle the messages to a local file (written whole, then renamed into place)."""
+
+    def save(messages: list[CommitMessage]) -> None:
+        with open(path + ".part", "wb") as handle:
+            pickle.dump(messages, handle)
+        os.replace(path + ".part", path)
+
+    return save
+
+
+def load_checkpoint(path: str) -> list[CommitMessage] | None:
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as handle:
+        messages: list[CommitMessage] = pickle.load(handle)
+    os.remove(path)
+    return messages
+
+
+def wait_for_child(pid: int, step: int) -> int:
+    """The wait status of the crash child ``pid`` (killed if it hangs)."""
     deadline = time.monotonic() + CHILD_TIMEOUT_SECONDS
     while True:
         finished, status = os.waitpid(pid, os.WNOHANG)
         if finished:
-            break
+            return status
         if time.monotonic() > deadline:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             raise AssertionError(f"crash child for step {step} hung")
         time.sleep(CHILD_POLL_SECONDS)
+
+
+def run_killed(
+    file_io: FileIO, root: str, scenario: Scenario, step: int, fault: FaultKind, *, user: str
+) -> InterruptedRun:
+    """Run the operation in a forked child that SIGKILLs itself at ``step``; its checkpoint
+    goes to a local temporary file (whatever the store)."""
+    checkpoint = os.path.join(tempfile.gettempdir(), f"paimon-kit-checkpoint-{uuid.uuid4().hex}")
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        code = CHILD_EXIT_FAILED
+        try:
+            faulty = FaultyFileIO(file_io, step, fault)
+            run_operation(faulty, root, scenario, user, save_checkpoint(checkpoint))
+            code = CHILD_EXIT_COMPLETED
+        finally:
+            os._exit(code)
+    status = wait_for_child(pid, step)
+    messages = load_checkpoint(checkpoint)
     if os.WIFSIGNALED(status):
-        return CaseResult.KILLED
+        return InterruptedRun(CaseResult.KILLED, messages)
     if os.WEXITSTATUS(status) == CHILD_EXIT_COMPLETED:
-        return CaseResult.NOT_REACHED
+        return InterruptedRun(CaseResult.NOT_REACHED, messages)
     raise AssertionError(f"crash child for step {step} failed before the step (exit {status})")
 
 
-def retry_after_raise(
-    file_io: FileIO, root: str, scenario: Scenario, run: RaisedRun, user: str
+def retry_with_same_identifier(
+    file_io: FileIO, root: str, scenario: Scenario, run: InterruptedRun, user: str
 ) -> None:
-    """Rule 2: the writer that saw the failure tries again, with the same identifier."""
+    """Rule 2: the writer (restarted after a kill) tries again with the same commit user and
+    identifier: it commits its checkpointed messages, or writes anew when it had none."""
     if scenario.operation is OperationKind.EXPIRE:
         run_operation(file_io, root, scenario, user)
         return
@@ -588,22 +629,18 @@ def run_case(
     try:
         if fault in (FaultKind.KILL, FaultKind.TEAR):
             crash = run_killed if fork else run_crashed_in_process
-            result = crash(file_io, work_root, scenario, step.index, fault)
-            run = None
+            run = crash(file_io, work_root, scenario, step.index, fault, user=user)
         else:
             run = run_raising(file_io, work_root, scenario, step.index, fault, user=user)
-            result = run.result
+        result = run.result
         if result is CaseResult.NOT_REACHED:
             problems.append("the crash point was not reached (the IO sequence changed)")
         landed = check_atomic(
             file_io, work_root, scenario, before, doomed=doomed, problems=problems
         )
-        if run is None and scenario.operation is OperationKind.EXPIRE:
-            run_operation(file_io, work_root, scenario, user)
-        if run is not None:
-            retry_after_raise(file_io, work_root, scenario, run, user)
-            check_exactly_once(file_io, work_root, scenario, max(before, default=0), problems)
-            landed = landed or scenario.operation in (OperationKind.WRITE, OperationKind.OVERWRITE)
+        retry_with_same_identifier(file_io, work_root, scenario, run, user)
+        check_exactly_once(file_io, work_root, scenario, max(before, default=0), problems)
+        landed = landed or scenario.operation in (OperationKind.WRITE, OperationKind.OVERWRITE)
         removed = check_orphans_cleaned(file_io, work_root, problems)
         check_next_writer(file_io, work_root, scenario, landed, problems)
     except PaimonKitError as error:
@@ -714,26 +751,64 @@ def format_case_summary(reports: Sequence[CaseReport]) -> str:
     return "\n".join(lines)
 
 
+def format_point_summary(reports: Sequence[CaseReport]) -> str:
+    """A Markdown table of crash points by IO step (call and file role, over all scenarios)
+    and fault kind: cases, and how many broke a rule (all must read ``0``)."""
+    faults = sorted({r.fault for r in reports}, key=lambda f: list(FaultKind).index(f))
+    groups: dict[tuple[str, str], dict[FaultKind, list[CaseReport]]] = {}
+    for report in reports:
+        point = (report.step.kind.value, report.step.role.value)
+        groups.setdefault(point, {}).setdefault(report.fault, []).append(report)
+    header = ["crash point", *(f"{f.value}: cases / broken" for f in faults)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for (call, role), by_fault in groups.items():
+        cells = [f"{call} {role}"]
+        for fault in faults:
+            group = by_fault.get(fault, [])
+            cells.append(f"{len(group)} / {sum(bool(r.problems) for r in group)}")
+        lines.append("| " + " | ".join(cells) + " |")
+    broken = sum(bool(r.problems) for r in reports)
+    lines.append(
+        f"| **total** | {len(reports)} cases, {broken} broken |" + " |" * (len(faults) - 1)
+    )
+    return "\n".join(lines)
+
+
+def open_store(use_s3: bool) -> tuple[FileIO, str | None]:
+    """The local store, or (``use_s3``) a bucket on the suite's S3 server and its URI."""
+    if not use_s3:
+        return LocalFileIO(), None
+    from conformance.objectstore.pytest_fixtures import _shared_store  # noqa: PLC0415
+
+    store = _shared_store()
+    return store.file_io(), f"{store.uri}/crash-{uuid.uuid4().hex[:8]}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the crash-point table for the local store."""
+    """Print the crash-point tables (local store, or S3 with ``--s3``)."""
     parser = argparse.ArgumentParser(description="crash injection at every IO step")
     parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS_BY_NAME))
     parser.add_argument("--quick", action="store_true", help="one step per file role")
+    parser.add_argument("--s3", action="store_true", help="on S3 (deaths simulated in process)")
     arguments = parser.parse_args(argv)
     names = arguments.scenario or [scenario.name for scenario in SCENARIOS]
+    file_io, s3_root = open_store(arguments.s3)
     reports: list[CaseReport] = []
     with tempfile.TemporaryDirectory(prefix="paimon-kit-crash-") as directory:
         for name in names:
             reports += run_scenario(
-                LocalFileIO(),
-                directory,
+                file_io,
+                s3_root or directory,
                 SCENARIOS_BY_NAME[name],
                 list(FaultKind),
                 exhaustive=not arguments.quick,
+                fork=s3_root is None,
             )
     print(format_case_table(reports))
     print()
     print(format_case_summary(reports))
+    print()
+    print(format_point_summary(reports))
     for report in reports:
         for problem in report.problems:
             print(f"- {report.scenario} step {report.step.index} {report.fault.value}: {problem}")

@@ -23,7 +23,9 @@ from conformance.faults.crash import (
     compute_model_rows,
     create_base,
     read_rows,
+    read_snapshot_rows,
     record_steps,
+    run_case,
     run_scenario,
 )
 from conformance.faults.faulty_io import (
@@ -39,6 +41,7 @@ from conformance.faults.faulty_io import (
 )
 from conformance.objectstore.pytest_fixtures import S3Store
 from reference.io import LocalFileIO
+from reference.store import commit as commit_module
 from reference.store import metadata
 
 SHARED_MEMORY = "/dev/shm"
@@ -205,6 +208,35 @@ def test_a_torn_latest_hint_does_not_break_reads(fast_dir: str, torn: bytes) -> 
 # --------------------------------------------------------------------------------------------
 # Crash points
 # --------------------------------------------------------------------------------------------
+
+
+def test_the_checks_see_a_commit_applied_twice(
+    fast_dir: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With recovery switched off (commit rule 12: an identifier the user already committed is
+    skipped), the retry after a kill at the LATEST hint, or after a lost response to the
+    snapshot create, commits the data again: the checks must say so."""
+    monkeypatch.setattr(
+        commit_module, "filter_committed", lambda _io, _root, _user, ids, _branch="": list(ids)
+    )
+    scenario = SCENARIOS_BY_NAME["append-file-index"]
+    base = f"{fast_dir}/base"
+    create_base(LocalFileIO(), base, scenario)
+    before = read_snapshot_rows(LocalFileIO(), base)
+    steps = record_steps(LocalFileIO(), base, f"{fast_dir}/recording", scenario)
+    roles = {step.role: step for step in steps}
+    for role, fault in [(FileRole.HINT, FaultKind.KILL), (FileRole.SNAPSHOT, FaultKind.AMBIGUOUS)]:
+        work = f"{fast_dir}/{role.name}"
+        report = run_case(
+            LocalFileIO(),
+            scenario,
+            roles[role],
+            fault,
+            base_root=base,
+            work_root=work,
+            before=before,
+        )
+        assert any("applied twice" in problem for problem in report.problems), report
 
 
 @pytest.mark.parametrize("name", [scenario.name for scenario in SCENARIOS])

@@ -6,16 +6,18 @@ A case's verdict:
 * ``OK``: the decoder returned (a mutation can leave a file valid);
 * ``REJECTED``: it raised a :class:`reference.errors.PaimonKitError` (the only allowed error);
 * ``CRASH``: it raised anything else (a finding: the codec must check its input);
-* ``HANG``: it ran past the per-case time budget (a finding);
+* ``HANG``: it used more than the per-case budget of CPU time (a finding);
 * ``ABORT``: the process died (a signal, e.g. SIGABRT/SIGSEGV from a C++ reader; a finding).
 
 A campaign (:func:`run_campaign`) runs ``cases`` cases of each of its jobs in a forked
 *runner* process, under a spawned *zygote* that imported the kit once. Case ``i`` of a target
 is generated from ``random.Random(f"{seed}/{target}/{i}")`` alone, so a runner can be
 restarted after the case it died on and any case can be reproduced (:func:`generate_case`).
-The zygote watches a shared progress counter: a case in progress for longer than the budget
-is a hang (the runner is killed); a runner killed by a signal is an abort. Either way the
-campaign goes on from the next case, in a fresh runner (a fork: milliseconds).
+The zygote watches a shared progress counter: a case that has used more CPU time than the
+budget (or blocked for :data:`WALL_BUDGET_FACTOR` times the budget) is a hang (the runner is
+killed); a runner killed by a signal is an abort. Either way the campaign goes on from the
+next case, in a fresh runner (a fork: milliseconds). Budgets count CPU time, not wall-clock
+time, so that a niced run on a busy machine does not report a starved case as a hang.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ from reference.errors import PaimonKitError
 
 DEFAULT_BUDGET_SECONDS = 10.0
 WATCH_INTERVAL_SECONDS = 0.05
+WALL_BUDGET_FACTOR = 30
+"""A case blocked (not computing) this many budgets of wall-clock time is a hang too."""
+PROC_STAT_FIRST_FIELD = 3
+"""``/proc/<pid>/stat`` numbers its fields from 1; after the command name ``(...)`` comes field
+3 (the state). ``utime`` and ``stime`` are fields 14 and 15, in clock ticks (proc(5))."""
+PROC_STAT_UTIME = 14
+PROC_STAT_STIME = 15
 PROGRESS_INTERVAL_SECONDS = 60.0
 MAX_FINDINGS_PER_TARGET = 20
 WORKER_MEMORY_LIMIT_BYTES = 8 * 1024**3
@@ -57,27 +66,28 @@ FINDINGS = frozenset({Verdict.CRASH, Verdict.HANG, Verdict.ABORT})
 
 
 class CaseTimeout(BaseException):
-    """The per-case time budget ran out (raised by SIGALRM in the main thread)."""
+    """The per-case time budget ran out (raised by SIGPROF in the main thread)."""
 
 
 @contextlib.contextmanager
 def time_budget(seconds: float) -> Iterator[None]:
-    """Raise :class:`CaseTimeout` inside the block after ``seconds`` (main thread only; a no-op
-    elsewhere, where the campaign watchdog covers hangs)."""
+    """Raise :class:`CaseTimeout` inside the block once the process has used ``seconds`` of
+    CPU time in it (main thread only; a no-op elsewhere, where the campaign watchdog covers
+    hangs)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def expire(_signum: int, _frame: object) -> None:
-        raise CaseTimeout(f"over the budget of {seconds} s")
+        raise CaseTimeout(f"over the budget of {seconds} s of CPU time")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def describe_error(error: BaseException) -> str:
@@ -235,19 +245,45 @@ def report_lost_case(
     return job_index, number + 1
 
 
+def read_cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) used so far by process ``pid``, or None where ``/proc`` cannot
+    tell (not Linux, or the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()
+    utime = int(fields[PROC_STAT_UTIME - PROC_STAT_FIRST_FIELD])
+    stime = int(fields[PROC_STAT_STIME - PROC_STAT_FIRST_FIELD])
+    return (utime + stime) / os.sysconf("SC_CLK_TCK")
+
+
+def is_over_budget(pid: int, since: tuple[float, float | None], budget: float) -> bool:
+    """Whether the case that started at ``since`` (wall clock, CPU time of ``pid``) has used
+    more than ``budget`` of CPU time, or waited :data:`WALL_BUDGET_FACTOR` budgets."""
+    wall = time.monotonic() - since[0]
+    if wall <= budget:
+        return False
+    cpu_now = read_cpu_seconds(pid)
+    if since[1] is None or cpu_now is None:
+        return True  # no CPU accounting here: fall back to the wall clock
+    return cpu_now - since[1] > budget or wall > WALL_BUDGET_FACTOR * budget
+
+
 def watch_runner(pid: int, shared: SharedState, budget: float) -> int | None:
     """Wait for the runner ``pid``; its wait status, or None after killing it for a case that
     ran over ``budget``."""
     last: tuple[int, int] | None = None
-    since = time.monotonic()
+    since = (time.monotonic(), read_cpu_seconds(pid))
     while True:
         finished, status = os.waitpid(pid, os.WNOHANG)
         if finished:
             return status
         current = (int(shared.progress[0]), int(shared.progress[1]))
         if current != last:
-            last, since = current, time.monotonic()
-        elif time.monotonic() - since > budget:
+            last, since = current, (time.monotonic(), read_cpu_seconds(pid))
+        elif is_over_budget(pid, since, budget):
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             return None

@@ -11,7 +11,9 @@ suite. A few thousand cases in all. ``-m slow`` runs ``scripts/run_fuzz.py`` for
 from __future__ import annotations
 
 import io
+import os
 import tempfile
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,10 +45,11 @@ from conformance.fuzz.runner import (
     Verdict,
     format_findings,
     generate_case,
+    read_cpu_seconds,
     run_campaign,
     run_case_with_budget,
 )
-from conformance.fuzz.targets import TARGETS, TARGETS_BY_NAME, Seed, collect_seeds
+from conformance.fuzz.targets import TARGETS, TARGETS_BY_NAME, FuzzTarget, Seed, collect_seeds
 from reference.errors import PaimonFormatError
 from reference.spec import types as t
 from reference.spec.file_format import FileFormat, arrow_to_rows, decode_data_file
@@ -54,7 +57,7 @@ from reference.spec.manifest import ManifestFormat, decode_manifest_list
 from reference.spec.snapshot import decode_snapshot
 
 EXAMPLES_PER_PARSER = 100
-ISOLATED_CASES_PER_PARSER = 150
+ISOLATED_CASES_PER_PARSER = 100
 CASE_BUDGET_SECONDS = 5.0
 
 IN_PROCESS = [target.name for target in TARGETS if not target.isolated]
@@ -128,6 +131,30 @@ def test_generated_cases_are_reproducible(corpus: dict[str, list[Seed]]) -> None
     again = generate_case("snapshot", seeds, 7, 123)
     assert first == again
     assert apply_mutations(first.seed.data, first.mutations, [s.data for s in seeds]) == first.data
+
+
+def spin(_data: bytes, _context: object) -> object:
+    while True:
+        pass
+
+
+def test_budget_counts_cpu_time_not_waiting() -> None:
+    """A case that waits (a starved process on a busy machine) is not a hang; one that
+    computes past the budget is."""
+    waiting = FuzzTarget("waiting", lambda _data, _context: time.sleep(0.3))
+    assert run_case_with_budget(waiting, b"", None, 0.1) == (Verdict.OK, None)
+    assert run_case_with_budget(FuzzTarget("spinning", spin), b"", None, 0.1)[0] is Verdict.HANG
+
+
+def test_cpu_seconds_of_a_process() -> None:
+    before = read_cpu_seconds(os.getpid())
+    if before is None:
+        pytest.skip("no /proc here")
+    deadline = time.process_time() + 0.2
+    while time.process_time() < deadline:
+        pass
+    after = read_cpu_seconds(os.getpid())
+    assert after is not None and after - before >= 0.1
 
 
 # --------------------------------------------------------------------------------------------

@@ -44,7 +44,10 @@ Rules:
    TEXT)``, shaped like ``paimon_views``, ``table_schema`` the schema file JSON (with
    ``path``). Java's JDBC catalog ignores that table. Dropping a format table deletes its
    directory when it is the catalog's own location (a managed table), not an external
-   ``path``; format tables cannot be renamed. Created on first use too.
+   ``path``; format tables cannot be renamed. Created on first use too. With the catalog
+   option ``format-table.enabled = false`` (the seed's section 3.6.4; Java
+   ``CatalogOptions.FORMAT_TABLE_ENABLED``, default true) the catalog keeps no format tables:
+   creating one is unsupported, and stored ones are neither listed nor found.
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ from reference.io import S3_SCHEMES, FileIO, file_io_for, split_scheme
 from reference.spec.options import parse_boolean, parse_duration, parse_int
 from reference.spec.schema import TableSchema, decode_schema, encode_schema
 
+FORMAT_TABLE_ENABLED_OPTION = "format-table.enabled"
 TABLES_TABLE = "paimon_tables"
 PROPERTIES_TABLE = "paimon_database_properties"
 LOCKS_TABLE = "paimon_distributed_locks"
@@ -161,6 +165,7 @@ class JdbcOptions:
     lock_check_max_sleep_seconds: float
     lock_acquire_timeout_seconds: float
     lock_key_max_length: int
+    format_tables_enabled: bool = True
 
 
 def parse_option(
@@ -211,6 +216,9 @@ def compute_jdbc_options(options: Mapping[str, str]) -> JdbcOptions:
         lock_check_max_sleep_seconds=sleep / NANOS_PER_SECOND,
         lock_acquire_timeout_seconds=timeout / NANOS_PER_SECOND,
         lock_key_max_length=length,
+        format_tables_enabled=parse_option(
+            options, FORMAT_TABLE_ENABLED_OPTION, "true", parse_boolean
+        ),
     )
 
 
@@ -534,6 +542,8 @@ class JdbcCatalog(Catalog):
         return True
 
     def list_format_table_names(self, database: str) -> list[str]:
+        if not self.options.format_tables_enabled:
+            return []
         rows = self.query_optional(
             FORMAT_TABLES_TABLE,
             "SELECT table_name FROM {} WHERE catalog_key = ? AND database_name = ?",
@@ -543,6 +553,8 @@ class JdbcCatalog(Catalog):
         return [row[0] for row in rows]
 
     def format_table_schema_entry(self, identifier: Identifier) -> TableSchema | None:
+        if not self.options.format_tables_enabled:
+            return None
         rows = self.query_optional(
             FORMAT_TABLES_TABLE,
             "SELECT table_schema FROM {} WHERE catalog_key = ? AND database_name = ? AND "
@@ -554,6 +566,10 @@ class JdbcCatalog(Catalog):
         return decode_schema(rows[0][0]) if rows else None
 
     def create_format_table_entry(self, identifier: Identifier, schema: TableSchema) -> None:
+        if not self.options.format_tables_enabled:
+            raise UnsupportedFeature(
+                f"format table '{identifier}' ('{FORMAT_TABLE_ENABLED_OPTION}' is false)"
+            )
         self.execute_creating(
             FORMAT_TABLES_TABLE,
             "INSERT INTO {} (catalog_key, database_name, table_name, table_schema) "

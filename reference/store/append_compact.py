@@ -62,6 +62,9 @@ Rewriting and deletion vectors:
     new file holding its unchanged vectors (none when nothing is left) and deleted. New or
     grown vectors go together into one more new file. Index entries name bucket 0.
 
+Buckets, their deletion vectors, the job context and the writing of index files are shared
+with primary-key compaction and row-level changes (``reference.store.bucket_state``).
+
 Differences from main (not followed): main's coordinator packs by ``target-file-size * 2``
 with an open-file cost, compacts any leftover bin of ``min.file-num`` files, and joins files
 with a high deleted-row ratio; index files are not rolled at
@@ -71,44 +74,33 @@ with a high deleted-row ratio; index files are not rolled at
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from reference import layout
-from reference.errors import naming_file
 from reference.io import FileIO
-from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.commit_message import CommitMessage, CompactIncrement, IndexIncrement
-from reference.spec.data import Row, Timestamp
+from reference.spec.data import Row
 from reference.spec.data_file import (
     DataFileMeta,
     FileSource,
-    MetaFileKind,
-    compute_meta_file_name,
 )
 from reference.spec.deletion_vector import (
-    DELETION_VECTORS_INDEX_TYPE,
     BitmapKind,
-    DeletionVectorRange,
-    build_deletion_vector,
-    decode_deletion_vector_file,
-    encode_deletion_vector_file,
 )
-from reference.spec.manifest import DeletionVectorMeta, FileKind, IndexFileMeta
-from reference.spec.options import BUCKET_DYNAMIC, option_value
+from reference.spec.manifest import IndexFileMeta
+from reference.spec.options import BUCKET_DYNAMIC
 from reference.spec.schema import TableSchema
-from reference.spec.snapshot import Snapshot
+from reference.store import bucket_state as bs
 from reference.store import metadata
 from reference.store.bucket_assign import compute_total_buckets
 from reference.store.file_index import compute_file_index_builder
 from reference.store.file_writer import (
     FileIndexBuilder,
     MetaContext,
-    compute_creation_time,
     write_append_files,
 )
-from reference.store.query import load_schemas
 from reference.store.read import compute_value_mapper, read_file_rows
-from reference.store.scan import compute_bucket_path, read_index_manifest
+from reference.store.scan import compute_bucket_path
 from reference.store.write import (
     WRITE_LEVEL,
     FileNaming,
@@ -116,8 +108,6 @@ from reference.store.write import (
     WritePlan,
     compute_file_name,
     compute_write_plan,
-    create_name_counters,
-    read_live_entries,
 )
 
 UNAWARE_BUCKET = 0
@@ -130,7 +120,6 @@ COMPACTION_SIZE_NUMERATOR = 7
 COMPACTION_SIZE_DENOMINATOR = 10
 MAX_FILE_NUM_OPTION = "compaction.max.file-num"
 MIN_FILE_NUM_OPTION = "compaction.min.file-num"
-BITMAP64_OPTION = "deletion-vectors.bitmap64"
 
 # --------------------------------------------------------------------------------------------
 # Options (rule 1)
@@ -161,13 +150,6 @@ def compute_compaction_file_size(target_file_size: int) -> int:
     return target_file_size // COMPACTION_SIZE_DENOMINATOR * COMPACTION_SIZE_NUMERATOR
 
 
-def compute_bitmap_kind(schema: TableSchema) -> BitmapKind:
-    """32-bit vectors (0.9), 64-bit ones with main's ``deletion-vectors.bitmap64``."""
-    if option_value(schema.options, BITMAP64_OPTION):
-        return BitmapKind.BITMAP64
-    return BitmapKind.BITMAP32
-
-
 def compute_append_compaction_options(schema: TableSchema) -> AppendCompactionOptions:
     """Rule 1 for an append table."""
     core = schema.core_options
@@ -182,7 +164,7 @@ def compute_append_compaction_options(schema: TableSchema) -> AppendCompactionOp
         min_file_num=int(core.get(MIN_FILE_NUM_OPTION)),
         max_file_num=default_max if max_file_num is None else max_file_num,
         deletion_vectors=core.deletion_vectors_enabled,
-        bitmap_kind=compute_bitmap_kind(schema),
+        bitmap_kind=bs.compute_bitmap_kind(schema),
         write_only=core.write_only,
     )
 
@@ -190,93 +172,6 @@ def compute_append_compaction_options(schema: TableSchema) -> AppendCompactionOp
 # --------------------------------------------------------------------------------------------
 # Buckets and their deletion vectors
 # --------------------------------------------------------------------------------------------
-
-Vectors = Mapping[str, frozenset[int]]
-"""Deleted row positions by data file name."""
-
-
-@dataclass(frozen=True)
-class VectorFile:
-    """A live deletion-vectors index file and the vectors it holds."""
-
-    meta: IndexFileMeta
-    vectors: Vectors
-
-
-@dataclass(frozen=True)
-class AppendBucket:
-    """One (partition, bucket) of an append table: its live files (in manifest order) and the
-    index files holding their deletion vectors."""
-
-    partition: Row
-    partition_bytes: bytes
-    bucket: int
-    files: tuple[DataFileMeta, ...]
-    vector_files: tuple[VectorFile, ...] = ()
-
-    @property
-    def vectors(self) -> dict[str, frozenset[int]]:
-        """Every vector of the bucket by data file name."""
-        return {name: v for f in self.vector_files for name, v in f.vectors.items()}
-
-    def vector_owner(self, data_file_name: str) -> VectorFile | None:
-        """The index file holding a data file's vector, if it has one."""
-        for vector_file in self.vector_files:
-            if data_file_name in vector_file.vectors:
-                return vector_file
-        return None
-
-
-def read_vector_file(file_io: FileIO, table_root: str, meta: IndexFileMeta) -> VectorFile:
-    path = meta.external_path or layout.index_file_path(table_root, meta.file_name)
-    ranges = [
-        DeletionVectorRange(m.data_file_name, m.offset, m.length, m.cardinality)
-        for m in meta.dv_ranges or ()
-    ]
-    with naming_file(path):
-        decoded = decode_deletion_vector_file(file_io.read_bytes(path), ranges)
-    return VectorFile(meta, {name: frozenset(v.positions) for name, v in decoded.items()})
-
-
-def read_vector_files(
-    file_io: FileIO, table_root: str, snapshot: Snapshot | None
-) -> dict[tuple[bytes, int], list[VectorFile]]:
-    """The live DELETION_VECTORS index files of a snapshot by (partition, bucket)."""
-    if snapshot is None or snapshot.index_manifest is None:
-        return {}
-    live: dict[str, tuple[bytes, int, IndexFileMeta]] = {}
-    for entry in read_index_manifest(file_io, table_root, snapshot.index_manifest):
-        name = entry.index_file.file_name
-        if entry.kind is FileKind.DELETE:
-            live.pop(name, None)
-        elif entry.index_file.index_type == DELETION_VECTORS_INDEX_TYPE:
-            live[name] = (entry.partition, entry.bucket, entry.index_file)
-    found: dict[tuple[bytes, int], list[VectorFile]] = {}
-    for partition, bucket, meta in live.values():
-        vector_file = read_vector_file(file_io, table_root, meta)
-        found.setdefault((partition, bucket), []).append(vector_file)
-    return found
-
-
-def read_append_buckets(
-    file_io: FileIO, table_root: str, schema: TableSchema, snapshot: Snapshot | None
-) -> list[AppendBucket]:
-    """Every bucket of ``snapshot`` holding live files, in first-seen order."""
-    partition_types = [f.type for f in schema.partition_type.fields]
-    files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
-    for entry in read_live_entries(file_io, table_root, snapshot):
-        files.setdefault((entry.partition, entry.bucket), []).append(entry.file)
-    vector_files = read_vector_files(file_io, table_root, snapshot)
-    return [
-        AppendBucket(
-            partition=deserialize_binary_row(partition, partition_types),
-            partition_bytes=partition,
-            bucket=bucket,
-            files=tuple(metas),
-            vector_files=tuple(vector_files.get((partition, bucket), ())),
-        )
-        for (partition, bucket), metas in files.items()
-    ]
 
 
 def sort_by_sequence(files: Sequence[DataFileMeta]) -> list[DataFileMeta]:
@@ -290,7 +185,7 @@ def sort_by_sequence(files: Sequence[DataFileMeta]) -> list[DataFileMeta]:
 
 
 def is_unaware_candidate(
-    meta: DataFileMeta, options: AppendCompactionOptions, vectors: Vectors
+    meta: DataFileMeta, options: AppendCompactionOptions, vectors: bs.Vectors
 ) -> bool:
     """Rule 2."""
     if options.deletion_vectors and meta.file_name in vectors:
@@ -320,21 +215,20 @@ def pack_small_files(
 
 
 def pack_unaware_partition(
-    bucket: AppendBucket, options: AppendCompactionOptions
+    bucket: bs.BucketState, options: AppendCompactionOptions
 ) -> list[list[DataFileMeta]]:
     """Rules 2-4 for one partition of a bucket-unaware table."""
-    vectors = bucket.vectors
-    candidates = [m for m in bucket.files if is_unaware_candidate(m, options, vectors)]
+    candidates = [m for m in bucket.files if is_unaware_candidate(m, options, bucket.vectors)]
     if not options.deletion_vectors:
         return pack_small_files(candidates, options)
     groups: dict[str, list[DataFileMeta]] = {}
     rest: list[DataFileMeta] = []
     for meta in candidates:
-        owner = bucket.vector_owner(meta.file_name)
+        owner = bs.find_vector_file(bucket, meta.file_name)
         if owner is None:
             rest.append(meta)
         else:
-            groups.setdefault(owner.meta.file_name, []).append(meta)
+            groups.setdefault(owner.file_name, []).append(meta)
     tasks = [groups[name] for name in sorted(groups)]
     if len(rest) > 1:
         tasks += pack_small_files(rest, options)
@@ -362,7 +256,7 @@ def pick_bucketed_files(
 
 
 def pick_bucketed_full(
-    files: Sequence[DataFileMeta], options: AppendCompactionOptions, vectors: Vectors
+    files: Sequence[DataFileMeta], options: AppendCompactionOptions, vectors: bs.Vectors
 ) -> list[DataFileMeta] | None:
     """Rule 7 (Java ``BucketedAppendCompactManager.FullCompactTask``)."""
     if not files or (not options.deletion_vectors and len(files) < FULL_COMPACT_MIN_FILE):
@@ -387,41 +281,27 @@ def pick_bucketed_full(
 
 @dataclass(frozen=True)
 class RewriteContext:
-    """What rewriting files of one table needs: storage, schemas, the current schema's write
-    plan and file index, and the naming of one job (one uuid, shared counters)."""
+    """What rewriting files of one table needs: the job (storage, schemas, one naming), the
+    options, and the current schema's write plan and file index."""
 
-    file_io: FileIO
-    table_root: str
-    schema: TableSchema
-    schemas: Mapping[int, TableSchema]
+    job: bs.JobContext
     options: AppendCompactionOptions
     plan: WritePlan
     file_index: FileIndexBuilder | None
-    naming: FileNaming
-    counters: NameCounters
-    creation_time: Timestamp
 
 
-def create_rewrite_context(
-    file_io: FileIO, table_root: str, schema: TableSchema, naming: FileNaming | None = None
-) -> RewriteContext:
-    naming = naming or FileNaming()
+def create_rewrite_context(job: bs.JobContext) -> RewriteContext:
+    schema = job.schema
     return RewriteContext(
-        file_io=file_io,
-        table_root=table_root,
-        schema=schema,
-        schemas={**load_schemas(file_io, table_root), schema.id: schema},
+        job=job,
         options=compute_append_compaction_options(schema),
         plan=compute_write_plan(schema),
         file_index=compute_file_index_builder(schema.options, schema.fields),
-        naming=naming,
-        counters=create_name_counters(),
-        creation_time=naming.creation_time or compute_creation_time(),
     )
 
 
-def compute_directory(ctx: RewriteContext, bucket: AppendBucket) -> str:
-    return compute_bucket_path(ctx.table_root, ctx.schema, bucket.partition, bucket.bucket)
+def compute_directory(ctx: RewriteContext, bucket: bs.BucketState) -> str:
+    return compute_bucket_path(ctx.job.table_root, ctx.job.schema, bucket.partition, bucket.bucket)
 
 
 # --------------------------------------------------------------------------------------------
@@ -438,10 +318,10 @@ def read_visible_rows(
 ) -> list[tuple[int, Row]]:
     """The rows of one data file its vector keeps, with their positions, in the current
     schema's fields."""
-    file_schema = ctx.schemas[meta.schema_id]
+    file_schema = ctx.job.schemas[meta.schema_id]
     path = layout.data_file_path(directory, meta.file_name, meta.external_path)
-    rows = read_file_rows(ctx.file_io, path, file_schema.fields)
-    mapper = compute_value_mapper(file_schema.fields, ctx.schema.fields)
+    rows = read_file_rows(ctx.job.file_io, path, file_schema.fields)
+    mapper = compute_value_mapper(file_schema.fields, ctx.job.schema.fields)
     return [(i, mapper(row)) for i, row in enumerate(rows) if i not in deleted]
 
 
@@ -452,20 +332,22 @@ def write_rewritten_rows(
     if not rows:
         return []
     return write_append_files(
-        ctx.file_io,
+        ctx.job.file_io,
         directory,
         rows,
         settings=ctx.plan.data.settings,
         first_sequence=first_sequence,
-        context=MetaContext(ctx.schema.id, WRITE_LEVEL, FileSource.COMPACT, ctx.creation_time),
-        names=lambda: compute_file_name(ctx.plan.data, ctx.naming, ctx.counters),
+        context=MetaContext(
+            ctx.job.schema.id, WRITE_LEVEL, FileSource.COMPACT, ctx.job.creation_time
+        ),
+        names=lambda: compute_file_name(ctx.plan.data, ctx.job.naming, ctx.job.counters),
         file_index=ctx.file_index,
         file_index_threshold=ctx.plan.file_index_threshold,
     )
 
 
 def rewrite_files(
-    ctx: RewriteContext, bucket: AppendBucket, files: Sequence[DataFileMeta]
+    ctx: RewriteContext, bucket: bs.BucketState, files: Sequence[DataFileMeta]
 ) -> list[DataFileMeta]:
     """Rule 9: the files' visible rows, in task order, to new files."""
     if not files:
@@ -485,43 +367,24 @@ def rewrite_files(
 # --------------------------------------------------------------------------------------------
 
 
-def write_vector_index(
-    file_io: FileIO,
-    table_root: str,
-    vectors: Vectors,
-    kind: BitmapKind,
-    name: str,
-) -> IndexFileMeta:
-    """Write ``vectors`` (data file name order, empty ones left out) as index file ``name``."""
-    encoded = {
-        file_name: build_deletion_vector(sorted(positions), kind)
-        for file_name, positions in sorted(vectors.items())
-        if positions
-    }
-    data, ranges = encode_deletion_vector_file(encoded)
-    file_io.write_bytes(layout.index_file_path(table_root, name), data)
-    metas = tuple(DeletionVectorMeta(r.data_file_name, r.offset, r.length) for r in ranges)
-    return IndexFileMeta(DELETION_VECTORS_INDEX_TYPE, name, len(data), len(metas), metas)
-
-
-IndexWriter = Callable[[Vectors], IndexFileMeta]
+IndexWriter = Callable[[bs.Vectors], IndexFileMeta]
 """Writes a set of vectors as one new index file (the job's naming and bitmap kind bound)."""
 
 
 def create_index_writer(
     file_io: FileIO, table_root: str, kind: BitmapKind, naming: FileNaming, counters: NameCounters
 ) -> IndexWriter:
-    def write(vectors: Vectors) -> IndexFileMeta:
-        name = compute_meta_file_name(
-            MetaFileKind.INDEX, naming.writer_uuid, next(counters.index_files)
-        )
-        return write_vector_index(file_io, table_root, vectors, kind, name)
+    def write(vectors: bs.Vectors) -> IndexFileMeta:
+        name = bs.compute_index_file_name(naming, counters)
+        return bs.write_vector_index(file_io, table_root, vectors, kind, name)
 
     return write
 
 
 def compute_bucketed_vector_increment(
-    bucket: AppendBucket, changed: Mapping[str, frozenset[int] | None], write: IndexWriter
+    bucket: bs.BucketState,
+    changed: Mapping[str, frozenset[int] | None],
+    write: IndexWriter,
 ) -> IndexIncrement:
     """Rule 10: ``changed`` maps data files to their new vector (``None``: removed)."""
     before = bucket.vectors
@@ -533,23 +396,26 @@ def compute_bucketed_vector_increment(
             after.pop(name, None)
     if after == before:
         return IndexIncrement()
-    deleted = tuple(f.meta for f in bucket.vector_files)
+    deleted = bucket.vector_files
     return IndexIncrement(new_index_files=(write(after),), deleted_index_files=deleted)
 
 
 def compute_unaware_vector_increment(
-    bucket: AppendBucket, changed: Mapping[str, frozenset[int] | None], write: IndexWriter
+    bucket: bs.BucketState,
+    changed: Mapping[str, frozenset[int] | None],
+    write: IndexWriter,
 ) -> IndexIncrement:
     """Rule 11: ``changed`` maps data files to their new vector (``None``: removed)."""
     new_files: list[IndexFileMeta] = []
     deleted: list[IndexFileMeta] = []
     for vector_file in bucket.vector_files:
-        if not any(name in vector_file.vectors for name in changed):
+        owners = bs.compute_vector_owners(vector_file)
+        if owners.isdisjoint(changed):
             continue
-        unchanged = {n: v for n, v in vector_file.vectors.items() if n not in changed}
+        unchanged = {n: bucket.vectors[n] for n in sorted(owners) if n not in changed}
         if unchanged:
             new_files.append(write(unchanged))
-        deleted.append(vector_file.meta)
+        deleted.append(vector_file)
     grown = {name: positions for name, positions in changed.items() if positions}
     if grown:
         new_files.append(write(grown))
@@ -558,7 +424,7 @@ def compute_unaware_vector_increment(
 
 def compute_vector_increment(
     options: AppendCompactionOptions,
-    bucket: AppendBucket,
+    bucket: bs.BucketState,
     changed: Mapping[str, frozenset[int] | None],
     write: IndexWriter,
 ) -> IndexIncrement:
@@ -575,12 +441,16 @@ def compute_vector_increment(
 
 def create_context_index_writer(ctx: RewriteContext) -> IndexWriter:
     return create_index_writer(
-        ctx.file_io, ctx.table_root, ctx.options.bitmap_kind, ctx.naming, ctx.counters
+        ctx.job.file_io,
+        ctx.job.table_root,
+        ctx.options.bitmap_kind,
+        ctx.job.naming,
+        ctx.job.counters,
     )
 
 
 def compute_removed_vectors(
-    bucket: AppendBucket, files: Sequence[DataFileMeta]
+    bucket: bs.BucketState, files: Sequence[DataFileMeta]
 ) -> dict[str, frozenset[int] | None]:
     """The vectors a compaction of ``files`` removes."""
     vectors = bucket.vectors
@@ -588,7 +458,7 @@ def compute_removed_vectors(
 
 
 def run_compaction_task(
-    ctx: RewriteContext, bucket: AppendBucket, files: Sequence[DataFileMeta]
+    ctx: RewriteContext, bucket: bs.BucketState, files: Sequence[DataFileMeta]
 ) -> tuple[CompactIncrement, IndexIncrement]:
     """Rewrite ``files`` of ``bucket`` and drop their deletion vectors."""
     after = rewrite_files(ctx, bucket, files)
@@ -601,20 +471,20 @@ def run_compaction_task(
 
 
 def compact_task_message(
-    ctx: RewriteContext, bucket: AppendBucket, files: Sequence[DataFileMeta]
+    ctx: RewriteContext, bucket: bs.BucketState, files: Sequence[DataFileMeta]
 ) -> CommitMessage:
     compaction, index = run_compaction_task(ctx, bucket, files)
     return CommitMessage(
         bucket.partition_bytes,
         bucket.bucket,
-        compute_total_buckets(ctx.schema),
+        compute_total_buckets(ctx.job.schema),
         compaction=compaction,
         index=index,
     )
 
 
 def pick_bucket_files(
-    ctx: RewriteContext, bucket: AppendBucket, full: bool
+    ctx: RewriteContext, bucket: bs.BucketState, full: bool
 ) -> list[DataFileMeta] | None:
     """Rule 7 when ``full``, else rule 6."""
     if full:
@@ -622,30 +492,21 @@ def pick_bucket_files(
     return pick_bucketed_files(bucket.files, ctx.options)
 
 
-def is_bucket_selected(bucket: AppendBucket, partition: Row | None, number: int | None) -> bool:
-    return (partition is None or tuple(bucket.partition) == tuple(partition)) and (
-        number is None or bucket.bucket == number
-    )
-
-
 def compact_append_table(
-    file_io: FileIO,
-    table_root: str,
+    ctx: RewriteContext,
     *,
     full: bool = False,
     partition: Row | None = None,
     bucket: int | None = None,
-    naming: FileNaming | None = None,
 ) -> list[CommitMessage]:
     """A compaction job over the latest snapshot of an append table (those of ``partition``
     / ``bucket`` when given): rules 2-5 for bucket-unaware tables (``full`` changes nothing
     there), 6 or 7 per bucket for fixed-bucket tables. Returns the messages to commit."""
-    schema = metadata.read_latest_schema(file_io, table_root)
-    ctx = create_rewrite_context(file_io, table_root, schema, naming)
-    snapshot = metadata.read_latest_snapshot(file_io, table_root)
+    job = ctx.job
+    snapshot = metadata.read_latest_snapshot(job.file_io, job.table_root)
     messages = []
-    for state in read_append_buckets(file_io, table_root, schema, snapshot):
-        if not is_bucket_selected(state, partition, bucket):
+    for state in bs.read_bucket_states(job.file_io, job.table_root, job.schema, snapshot):
+        if not bs.is_state_selected(state, partition, bucket):
             continue
         if ctx.options.bucket_unaware:
             tasks = pack_unaware_partition(state, ctx.options)
@@ -656,49 +517,21 @@ def compact_append_table(
     return messages
 
 
-def compute_written_bucket(
-    message: CommitMessage, base: Mapping[tuple[bytes, int], AppendBucket], schema: TableSchema
-) -> AppendBucket:
-    """The bucket a write message went to, with its new files after the existing ones."""
-    found = base.get((message.partition, message.bucket))
-    if found is None:
-        partition_types = [f.type for f in schema.partition_type.fields]
-        partition = deserialize_binary_row(message.partition, partition_types)
-        found = AppendBucket(partition, message.partition, message.bucket, ())
-    return replace(found, files=found.files + message.data.new_files)
-
-
 def compact_append_after_write(
-    file_io: FileIO,
-    table_root: str,
-    messages: Sequence[CommitMessage],
-    *,
-    overwrite: bool = False,
-    naming: FileNaming | None = None,
+    ctx: RewriteContext, messages: Sequence[CommitMessage], *, overwrite: bool = False
 ) -> list[CommitMessage]:
     """Rule 8: the write ``messages`` with each written bucket's automatic compaction added
     (fixed-bucket tables that are not ``write-only``; others are returned unchanged)."""
-    schema = metadata.read_latest_schema(file_io, table_root)
-    options = compute_append_compaction_options(schema)
-    if options.bucket_unaware or options.write_only:
+    if ctx.options.bucket_unaware or ctx.options.write_only:
         return list(messages)
-    ctx = create_rewrite_context(file_io, table_root, schema, naming)
-    snapshot = None if overwrite else metadata.read_latest_snapshot(file_io, table_root)
-    base = {
-        (state.partition_bytes, state.bucket): state
-        for state in read_append_buckets(file_io, table_root, schema, snapshot)
-    }
-    compacted = []
-    for message in messages:
-        state = compute_written_bucket(message, base, schema)
+    job = ctx.job
+    snapshot = None if overwrite else metadata.read_latest_snapshot(job.file_io, job.table_root)
+    base = bs.read_bucket_state_map(job.file_io, job.table_root, job.schema, snapshot)
+
+    def compactor(
+        state: bs.BucketState,
+    ) -> tuple[CompactIncrement, IndexIncrement] | None:
         picked = pick_bucketed_files(state.files, ctx.options)
-        if picked is None:
-            compacted.append(message)
-            continue
-        compaction, index = run_compaction_task(ctx, state, picked)
-        merged_index = IndexIncrement(
-            message.index.new_index_files + index.new_index_files,
-            message.index.deleted_index_files + index.deleted_index_files,
-        )
-        compacted.append(replace(message, compaction=compaction, index=merged_index))
-    return compacted
+        return None if picked is None else run_compaction_task(ctx, state, picked)
+
+    return bs.compact_written_buckets(messages, base, job.schema, compactor)

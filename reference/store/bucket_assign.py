@@ -45,13 +45,14 @@ Rules:
    ``rowkind.field`` apply, as in Java (a retraction's kind is DELETE unless ``rowkind.field``
    overrides it).
 
+The Java collection orders of rules 3 and 4 are :mod:`reference.spec.java_collections`.
+
 Cross-partition tables use one assigner task here (Java may run several); any assignment is
 valid for readers, only file layouts differ.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -70,6 +71,13 @@ from reference.spec.bucket import (
 )
 from reference.spec.compare import compare_rows
 from reference.spec.data import Row, RowKind
+from reference.spec.java_collections import (
+    FASTUTIL_DEFAULT_EXPECTED,
+    JAVA_HASH_MAP_INITIAL_CAPACITY,
+    compute_int_hash_set_order,
+    compute_java_hash_map_capacity,
+    compute_java_hash_map_order,
+)
 from reference.spec.options import parse_int, parse_long
 from reference.spec.schema import TableSchema
 
@@ -261,88 +269,6 @@ def route_unaware(rows: Sequence[tuple[RowKind, Row]], keys: TableKeys) -> list[
         RoutedRow(compute_projection(row, keys.partition_indexes), UNAWARE_BUCKET_ID, kind, row)
         for kind, row in rows
     ]
-
-
-# --------------------------------------------------------------------------------------------
-# Java collection orders (for byte-identical results)
-# --------------------------------------------------------------------------------------------
-
-JAVA_HASH_MAP_INITIAL_CAPACITY = 16
-JAVA_HASH_MAP_LOAD_FACTOR = 0.75
-
-
-def compute_java_hash_map_capacity(capacity: int, size: int) -> int:
-    """The table size of a ``java.util.HashMap`` after it grew to ``size`` entries."""
-    while size > capacity * JAVA_HASH_MAP_LOAD_FACTOR:
-        capacity *= 2
-    return capacity
-
-
-def compute_java_hash_map_order(keys: Sequence[int], capacity: int) -> list[int]:
-    """Iteration order of a ``HashMap<Integer, _>`` holding ``keys`` (in insertion order):
-    by table slot, then insertion order. For ints below 2^16 the slot is ``key mod
-    capacity`` (Java spreads ``h ^ h >>> 16``, a no-op for them)."""
-    return sorted(keys, key=lambda key: key & (capacity - 1))
-
-
-FASTUTIL_DEFAULT_EXPECTED = 16
-FASTUTIL_LOAD_FACTOR = 0.75
-FASTUTIL_PHI = 0x9E3779B9
-INT32_MASK = 0xFFFFFFFF
-
-
-def _fastutil_mix(value: int) -> int:
-    """``HashCommon.mix``: multiply by the golden ratio, fold the high half in (unsigned)."""
-    mixed = (value * FASTUTIL_PHI) & INT32_MASK
-    return mixed ^ (mixed >> 16)
-
-
-def _fastutil_array_size(expected: int) -> int:
-    """``HashCommon.arraySize``: a power of two holding ``expected`` keys below the load."""
-    needed = math.ceil(expected / FASTUTIL_LOAD_FACTOR)
-    return max(2, 1 << max(needed - 1, 0).bit_length())
-
-
-def _fastutil_max_fill(size: int) -> int:
-    return min(math.ceil(size * FASTUTIL_LOAD_FACTOR), size - 1)
-
-
-def _fastutil_place(table: list[int], value: int) -> None:
-    mask = len(table) - 1
-    position = _fastutil_mix(value) & mask
-    while table[position] != 0:
-        position = (position + 1) & mask
-    table[position] = value
-
-
-def compute_int_hash_set_order(values: Iterable[int], expected: int) -> list[int]:
-    """The iteration order of fastutil's ``IntOpenHashSet(expected)`` after adding ``values``
-    in order (duplicates ignored): 0 first if present, then the open-addressing table from its
-    last slot down. Java: ``utils/IntHashSet``."""
-    table = [0] * _fastutil_array_size(expected)
-    max_fill = _fastutil_max_fill(len(table))
-    seen: set[int] = set()
-    has_zero = False
-    for value in values:
-        if value in seen:
-            continue
-        seen.add(value)
-        if value == 0:
-            has_zero = True
-        else:
-            _fastutil_place(table, value & INT32_MASK)
-        if len(seen) - 1 >= max_fill:
-            old = [v for v in reversed(table) if v != 0]
-            table = [0] * _fastutil_array_size(len(seen) + 1)
-            max_fill = _fastutil_max_fill(len(table))
-            for moved in old:
-                _fastutil_place(table, moved)
-    ordered = [_to_int32(v) for v in reversed(table) if v != 0]
-    return [0, *ordered] if has_zero else ordered
-
-
-def _to_int32(value: int) -> int:
-    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 # --------------------------------------------------------------------------------------------

@@ -54,8 +54,9 @@ Rules:
     files only never conflicts. The compaction part is checked once more before the first
     snapshot of the commit, so a commit whose compaction already conflicts changes nothing. A
     file conflict raises ``CommitConflictError(retryable=False)``.
-11. Retries. When another committer created the snapshot id first, the metadata written for the
-    attempt is deleted and the snapshot is prepared again on the new latest snapshot (checking
+11. Retries. When another committer created the snapshot id first (or the snapshot the attempt
+    builds on was expired meanwhile, so that the id may be free again), the metadata written for
+    the attempt is deleted and the snapshot is prepared again on the new latest snapshot (checking
     conflicts again), at most ``commit.max-retries`` times, waiting
     ``min(commit.min-retry-wait * 2^n, commit.max-retry-wait)`` plus up to 20 % jitter before
     retry ``n``; then ``CommitConflictError(retryable=True)``.
@@ -77,7 +78,9 @@ COMPACT part conflicts). Java takes the static overwrite spec as strings and cas
 partition types; here the spec holds internal values (``reference.spec.data``). Statistics of the
 previous snapshot are inherited while the schema id is unchanged (Java compares the schema id
 recorded in the statistics file). Main's extra checks (total buckets of a partition, deletion
-vectors of bucket-unaware tables, row ids) are not made.
+vectors of bucket-unaware tables, row ids) are not made. Java does not check before creating a
+snapshot that the snapshot it builds on still exists (rule 11); it relies on
+``snapshot.time-retained`` outlasting every commit.
 """
 
 from __future__ import annotations
@@ -884,6 +887,16 @@ def write_hints(
             file_io.write_bytes(layout.hint_path(directory, hint), encode_hint(snapshot_id))
 
 
+def is_base_expired(writer: MetaWriter, latest: Snapshot | None) -> bool:
+    """Rule 11: whether the snapshot the attempt builds on was expired while the attempt was
+    prepared. Its successor may then be expired too, and creating that id again would succeed
+    behind the real latest snapshot (the commit would be lost), so the attempt is retried."""
+    if latest is None:
+        return False
+    base = layout.snapshot_path(writer.table_root, latest.id, writer.branch)
+    return not writer.file_io.exists(base)
+
+
 def try_commit_once(
     writer: MetaWriter,
     latest: Snapshot | None,
@@ -893,7 +906,8 @@ def try_commit_once(
     commit_identifier: int,
 ) -> Snapshot | None:
     """Rule 1: prepare the next snapshot and create it exclusively; None when another
-    committer created that snapshot id first (the attempt's meta files are then deleted).
+    committer created that snapshot id first or ``latest`` was expired meanwhile (rule 11; the
+    attempt's meta files are then deleted).
 
     A failure while preparing deletes what was written; a failure of the create itself leaves
     everything in place, because the snapshot may or may not exist."""
@@ -906,7 +920,9 @@ def try_commit_once(
         delete_meta_files(writer.file_io, writer.table_root, writer.namer.issued[first_issued:])
         raise
     path = layout.snapshot_path(writer.table_root, snapshot.id, writer.branch)
-    if writer.file_io.create_exclusive(path, encode_snapshot(snapshot).encode("utf-8")):
+    if not is_base_expired(writer, latest) and writer.file_io.create_exclusive(
+        path, encode_snapshot(snapshot).encode("utf-8")
+    ):
         write_hints(writer.file_io, writer.table_root, snapshot.id, writer.branch)
         return snapshot
     delete_meta_files(writer.file_io, writer.table_root, writer.namer.issued[first_issued:])
@@ -1146,3 +1162,23 @@ def commit(
         )
         committed.append(snapshot)
     return committed
+
+
+def commit_batch(
+    file_io: FileIO,
+    table_root: str,
+    messages: Sequence[CommitMessage],
+    *,
+    commit_user: str | None = None,
+    overwrite: Mapping[str, Value] | None = None,
+) -> list[Snapshot]:
+    """A one-shot batch commit (:data:`BATCH_COMMIT_IDENTIFIER`) under ``commit_user``, or
+    under a fresh commit user when none is given."""
+    return commit(
+        file_io,
+        table_root,
+        messages,
+        commit_user=commit_user or str(uuid.uuid4()),
+        commit_identifier=BATCH_COMMIT_IDENTIFIER,
+        overwrite=overwrite,
+    )

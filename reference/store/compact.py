@@ -97,53 +97,60 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 
 from reference import layout
-from reference.errors import InvalidOptionError, UnsupportedFeature, naming_file
+from reference.errors import InvalidOptionError, UnsupportedFeature
 from reference.io import FileIO
 from reference.merge.engine import MergeEngine, MergeSetup, merge
 from reference.spec import types as t
-from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.column_stats import parse_stats_mode
 from reference.spec.commit_message import CommitMessage, CompactIncrement, IndexIncrement
-from reference.spec.data import Row, RowKind, Timestamp
+from reference.spec.data import Row, RowKind
 from reference.spec.data_file import (
     SEQUENCE_NUMBER_FIELD,
     VALUE_KIND_FIELD,
     DataFileMeta,
     FileSource,
-    MetaFileKind,
-    compute_meta_file_name,
     compute_upgraded_file,
 )
 from reference.spec.deletion_vector import (
-    DELETION_VECTORS_INDEX_TYPE,
     BitmapKind,
-    DeletionVectorRange,
-    build_deletion_vector,
-    decode_deletion_vector_file,
-    encode_deletion_vector_file,
 )
 from reference.spec.key_value import KeyValue
-from reference.spec.manifest import DeletionVectorMeta, FileKind, IndexFileMeta
+from reference.spec.manifest import IndexFileMeta
 from reference.spec.options import ChangelogProducer, option_value, validate_engine_combinations
 from reference.spec.schema import TableSchema
-from reference.spec.snapshot import Snapshot
 from reference.store import changelog as cl
 from reference.store import metadata
-from reference.store.append_compact import compact_append_after_write, compact_append_table
+from reference.store.append_compact import (
+    compact_append_after_write,
+    compact_append_table,
+    create_rewrite_context,
+)
 from reference.store.bucket_assign import (
     compute_key_bytes,
     compute_table_keys,
     compute_total_buckets,
 )
+from reference.store.bucket_state import (
+    BucketState,
+    JobContext,
+    Vectors,
+    compact_written_buckets,
+    compute_bitmap_kind,
+    compute_index_file_name,
+    create_job_context,
+    is_state_selected,
+    read_bucket_state_map,
+    read_bucket_states,
+    write_vector_index,
+)
 from reference.store.file_writer import (
     KeyValueLayout,
     MetaContext,
-    compute_creation_time,
     compute_key_value_ranges,
-    parse_stats_mode,
     write_key_value_file,
 )
 from reference.store.levels import (
@@ -158,7 +165,6 @@ from reference.store.levels import (
     compute_sections,
     is_key_in_file,
 )
-from reference.store.query import load_schemas
 from reference.store.read import (
     compute_file_fields,
     compute_key_indexes,
@@ -167,7 +173,7 @@ from reference.store.read import (
     compute_value_mapper,
     read_file_rows,
 )
-from reference.store.scan import compute_bucket_path, read_index_manifest
+from reference.store.scan import compute_bucket_path
 from reference.store.write import (
     CHANGELOG_COMPRESSION_OPTION,
     CHANGELOG_FORMAT_OPTION,
@@ -180,14 +186,11 @@ from reference.store.write import (
     STATS_MODE_PER_LEVEL_OPTION,
     FileKindPlan,
     FileNaming,
-    NameCounters,
     compute_file_kind_plan,
     compute_file_name,
     compute_key_value_layout,
     compute_physical_fields,
-    create_name_counters,
     group_sorted_records,
-    read_live_entries,
     sort_records,
 )
 
@@ -195,7 +198,6 @@ PERCENT = 100
 MIN_FILE_SIZE_NUMERATOR = 7
 MIN_FILE_SIZE_DENOMINATOR = 10
 """Files below ``target-file-size // 10 * 7`` are rewritten rather than moved (rule 7)."""
-BITMAP64_OPTION = "deletion-vectors.bitmap64"
 RECORD_LEVEL_EXPIRE_OPTION = "record-level.expire-time"
 
 # --------------------------------------------------------------------------------------------
@@ -230,13 +232,6 @@ class CompactionOptions:
 def compute_min_file_size(target_file_size: int) -> int:
     """Rule 7 (Java ``CoreOptions.compactionFileSize``)."""
     return target_file_size // MIN_FILE_SIZE_DENOMINATOR * MIN_FILE_SIZE_NUMERATOR
-
-
-def compute_bitmap_kind(schema: TableSchema) -> BitmapKind:
-    """32-bit vectors (0.9), 64-bit ones with main's ``deletion-vectors.bitmap64``."""
-    if option_value(schema.options, BITMAP64_OPTION):
-        return BitmapKind.BITMAP64
-    return BitmapKind.BITMAP32
 
 
 def compute_compaction_options(schema: TableSchema) -> CompactionOptions:
@@ -551,129 +546,35 @@ def compute_step_plan(
 
 
 # --------------------------------------------------------------------------------------------
-# The bucket to compact
-# --------------------------------------------------------------------------------------------
-
-Vectors = Mapping[str, frozenset[int]]
-"""Deleted row positions by data file name (a bucket's deletion vectors)."""
-
-
-@dataclass(frozen=True)
-class BucketState:
-    """A bucket's live files, its deletion vectors and the index files that hold them."""
-
-    partition: Row
-    partition_bytes: bytes
-    bucket: int
-    files: tuple[DataFileMeta, ...]
-    vectors: Vectors = field(default_factory=dict)
-    vector_files: tuple[IndexFileMeta, ...] = ()
-
-
-def read_vector_files(
-    file_io: FileIO, table_root: str, snapshot: Snapshot | None
-) -> dict[tuple[bytes, int], list[IndexFileMeta]]:
-    """The live DELETION_VECTORS index files of a snapshot by (partition, bucket)."""
-    if snapshot is None or snapshot.index_manifest is None:
-        return {}
-    found: dict[tuple[bytes, int], list[IndexFileMeta]] = {}
-    for entry in read_index_manifest(file_io, table_root, snapshot.index_manifest):
-        index_file = entry.index_file
-        if entry.kind is FileKind.ADD and index_file.index_type == DELETION_VECTORS_INDEX_TYPE:
-            found.setdefault((entry.partition, entry.bucket), []).append(index_file)
-    return found
-
-
-def compute_vector_ranges(index_file: IndexFileMeta) -> list[DeletionVectorRange]:
-    return [
-        DeletionVectorRange(m.data_file_name, m.offset, m.length, m.cardinality)
-        for m in index_file.dv_ranges or ()
-    ]
-
-
-def read_vectors(
-    file_io: FileIO, table_root: str, index_files: Sequence[IndexFileMeta]
-) -> dict[str, frozenset[int]]:
-    """The deleted positions of every data file named in ``index_files``."""
-    vectors: dict[str, frozenset[int]] = {}
-    for index_file in index_files:
-        path = index_file.external_path or layout.index_file_path(table_root, index_file.file_name)
-        with naming_file(path):
-            data = file_io.read_bytes(path)
-            decoded = decode_deletion_vector_file(data, compute_vector_ranges(index_file))
-        vectors.update({name: frozenset(v.positions) for name, v in decoded.items()})
-    return vectors
-
-
-def read_bucket_states(
-    file_io: FileIO, table_root: str, schema: TableSchema, snapshot: Snapshot | None
-) -> list[BucketState]:
-    """Every bucket of ``snapshot`` holding live files, in first-seen order."""
-    partition_types = [f.type for f in schema.partition_type.fields]
-    files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
-    for entry in read_live_entries(file_io, table_root, snapshot):
-        files.setdefault((entry.partition, entry.bucket), []).append(entry.file)
-    vector_files = read_vector_files(file_io, table_root, snapshot)
-    states = []
-    for (partition, bucket), metas in files.items():
-        index_files = vector_files.get((partition, bucket), [])
-        states.append(
-            BucketState(
-                partition=deserialize_binary_row(partition, partition_types),
-                partition_bytes=partition,
-                bucket=bucket,
-                files=tuple(metas),
-                vectors=read_vectors(file_io, table_root, index_files),
-                vector_files=tuple(index_files),
-            )
-        )
-    return states
-
-
-# --------------------------------------------------------------------------------------------
 # The context of one compaction job
 # --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class CompactionContext:
-    """What compacting any bucket of one table needs: storage, schemas, resolved options and
-    the file naming (one uuid, counters shared by all files of the job)."""
+    """What compacting any bucket of one table needs: the job (storage, schemas, file naming
+    shared by all files of the job) and the resolved options."""
 
-    file_io: FileIO
-    table_root: str
-    schema: TableSchema
-    schemas: Mapping[int, TableSchema]
+    job: JobContext
     options: CompactionOptions
     setup: MergeSetup
     key_types: tuple[t.DataType, ...]
     key_value_layout: KeyValueLayout
-    naming: FileNaming
-    counters: NameCounters
-    creation_time: Timestamp
 
 
-def create_compaction_context(
-    file_io: FileIO, table_root: str, schema: TableSchema, naming: FileNaming | None = None
-) -> CompactionContext:
-    naming = naming or FileNaming()
+def create_compaction_context(job: JobContext) -> CompactionContext:
+    schema = job.schema
     return CompactionContext(
-        file_io=file_io,
-        table_root=table_root,
-        schema=schema,
-        schemas={**load_schemas(file_io, table_root), schema.id: schema},
+        job=job,
         options=compute_compaction_options(schema),
         setup=compute_table_merge_setup(schema),
         key_types=tuple(compute_key_types(schema)),
         key_value_layout=compute_key_value_layout(schema, compute_table_keys(schema)),
-        naming=naming,
-        counters=create_name_counters(),
-        creation_time=naming.creation_time or compute_creation_time(),
     )
 
 
 def compute_state_bucket_path(ctx: CompactionContext, state: BucketState) -> str:
-    return compute_bucket_path(ctx.table_root, ctx.schema, state.partition, state.bucket)
+    return compute_bucket_path(ctx.job.table_root, ctx.job.schema, state.partition, state.bucket)
 
 
 # --------------------------------------------------------------------------------------------
@@ -693,14 +594,14 @@ def read_positioned_records(
     ctx: CompactionContext, bucket_path: str, meta: DataFileMeta, deleted: frozenset[int]
 ) -> list[PositionedRecord]:
     """The records of one file in the table's schema, rows in ``deleted`` skipped."""
-    file_schema = ctx.schemas[meta.schema_id]
+    file_schema = ctx.job.schemas[meta.schema_id]
     fields = compute_file_fields(file_schema)
     value_start = fields.index(VALUE_KIND_FIELD) + 1
     sequence_index = fields.index(SEQUENCE_NUMBER_FIELD)
     path = layout.data_file_path(bucket_path, meta.file_name, meta.external_path)
-    rows = read_file_rows(ctx.file_io, path, fields)
-    mapper = compute_value_mapper(file_schema.fields, ctx.schema.fields)
-    key_indexes = compute_key_indexes(ctx.schema)
+    rows = read_file_rows(ctx.job.file_io, path, fields)
+    mapper = compute_value_mapper(file_schema.fields, ctx.job.schema.fields)
+    key_indexes = compute_key_indexes(ctx.job.schema)
     records = []
     for position, row in enumerate(rows):
         if position in deleted:
@@ -915,9 +816,9 @@ def write_key_value_files(
     for start, end in ranges:
         metas.append(
             write_key_value_file(
-                ctx.file_io,
+                ctx.job.file_io,
                 bucket_path,
-                compute_file_name(plan, ctx.naming, ctx.counters),
+                compute_file_name(plan, ctx.job.naming, ctx.job.counters),
                 table.slice(start, end - start),
                 records[start:end],
                 settings=plan.settings,
@@ -929,7 +830,7 @@ def write_key_value_files(
 
 
 def compute_meta_context(ctx: CompactionContext, level: int, source: FileSource) -> MetaContext:
-    return MetaContext(ctx.schema.id, level, source, ctx.creation_time)
+    return MetaContext(ctx.job.schema.id, level, source, ctx.job.creation_time)
 
 
 # --------------------------------------------------------------------------------------------
@@ -978,7 +879,7 @@ def run_step(
             ctx,
             bucket_path,
             changes,
-            compute_level_changelog_plan(ctx.schema, output_level),
+            compute_level_changelog_plan(ctx.job.schema, output_level),
             compute_meta_context(ctx, output_level, FileSource.APPEND),
         )
     deletions = tuple(location for result in results for location in result.deletions)
@@ -990,7 +891,7 @@ def run_step(
         ctx,
         bucket_path,
         [record for record in written if record is not None],
-        compute_level_data_plan(ctx.schema, output_level),
+        compute_level_data_plan(ctx.job.schema, output_level),
         compute_meta_context(ctx, output_level, FileSource.COMPACT),
     )
     rewritten = tuple(f.file_name for f in before)
@@ -1118,7 +1019,9 @@ def compact_bucket(
         if unit is None:
             continue
         outcome = run_compaction(ctx, state, levels, unit, vectors)
-        increment = apply_round_to_increment(ctx.file_io, bucket_path, increment, outcome.result)
+        increment = apply_round_to_increment(
+            ctx.job.file_io, bucket_path, increment, outcome.result
+        )
         levels = apply_level_update(
             levels, outcome.result.before, outcome.result.after, ctx.key_types
         )
@@ -1131,23 +1034,12 @@ def compact_bucket(
 # --------------------------------------------------------------------------------------------
 
 
-def write_vector_index(
-    ctx: CompactionContext, vectors: Mapping[str, frozenset[int]]
-) -> IndexFileMeta:
-    """All of a bucket's vectors in one new index file (data file name order)."""
-    name = compute_meta_file_name(
-        MetaFileKind.INDEX, ctx.naming.writer_uuid, next(ctx.counters.index_files)
+def write_context_vector_index(ctx: CompactionContext, vectors: Vectors) -> IndexFileMeta:
+    """All of a bucket's vectors in one new index file (``bucket_state`` rule 4)."""
+    name = compute_index_file_name(ctx.job.naming, ctx.job.counters)
+    return write_vector_index(
+        ctx.job.file_io, ctx.job.table_root, vectors, ctx.options.bitmap_kind, name
     )
-    kind = ctx.options.bitmap_kind
-    encoded = {
-        file_name: build_deletion_vector(sorted(positions), kind)
-        for file_name, positions in sorted(vectors.items())
-        if positions
-    }
-    data, ranges = encode_deletion_vector_file(encoded)
-    ctx.file_io.write_bytes(layout.index_file_path(ctx.table_root, name), data)
-    metas = tuple(DeletionVectorMeta(r.data_file_name, r.offset, r.length) for r in ranges)
-    return IndexFileMeta(DELETION_VECTORS_INDEX_TYPE, name, len(data), len(metas), metas)
 
 
 def compute_vector_increment(
@@ -1156,7 +1048,7 @@ def compute_vector_increment(
     """The new index file replacing the bucket's old ones, when the vectors changed."""
     if not compaction.vectors_changed:
         return IndexIncrement()
-    new_file = write_vector_index(ctx, compaction.vectors)
+    new_file = write_context_vector_index(ctx, compaction.vectors)
     return IndexIncrement(new_index_files=(new_file,), deleted_index_files=state.vector_files)
 
 
@@ -1184,15 +1076,9 @@ def compact_bucket_message(
     return CommitMessage(
         state.partition_bytes,
         state.bucket,
-        compute_total_buckets(ctx.schema),
+        compute_total_buckets(ctx.job.schema),
         compaction=compute_compact_increment(compaction.increment),
         index=index,
-    )
-
-
-def is_state_selected(state: BucketState, partition: Row | None, bucket: int | None) -> bool:
-    return (partition is None or tuple(state.partition) == tuple(partition)) and (
-        bucket is None or state.bucket == bucket
     )
 
 
@@ -1210,11 +1096,11 @@ def compact_table(
     Java's commit makes. Returns the messages to commit. Append tables are compacted by
     ``reference.store.append_compact.compact_append_table``."""
     schema = metadata.read_latest_schema(file_io, table_root)
+    job = create_job_context(file_io, table_root, schema, naming)
     if not schema.is_primary_key_table:
-        return compact_append_table(
-            file_io, table_root, full=full, partition=partition, bucket=bucket, naming=naming
-        )
-    ctx = create_compaction_context(file_io, table_root, schema, naming)
+        append_ctx = create_rewrite_context(job)
+        return compact_append_table(append_ctx, full=full, partition=partition, bucket=bucket)
+    ctx = create_compaction_context(job)
     snapshot = metadata.read_latest_snapshot(file_io, table_root)
     messages = []
     for state in read_bucket_states(file_io, table_root, schema, snapshot):
@@ -1240,25 +1126,6 @@ def compute_write_rounds(schema: TableSchema) -> tuple[bool, ...]:
     return (False,)
 
 
-def merge_index_increments(first: IndexIncrement, second: IndexIncrement) -> IndexIncrement:
-    return IndexIncrement(
-        first.new_index_files + second.new_index_files,
-        first.deleted_index_files + second.deleted_index_files,
-    )
-
-
-def compute_written_state(
-    message: CommitMessage, base: Mapping[tuple[bytes, int], BucketState], schema: TableSchema
-) -> BucketState:
-    """The bucket a write message went to, with its new files on level 0."""
-    found = base.get((message.partition, message.bucket))
-    if found is None:
-        partition_types = [f.type for f in schema.partition_type.fields]
-        partition = deserialize_binary_row(message.partition, partition_types)
-        found = BucketState(partition, message.partition, message.bucket, ())
-    return replace(found, files=found.files + message.data.new_files)
-
-
 def compact_after_write(
     file_io: FileIO,
     table_root: str,
@@ -1272,29 +1139,20 @@ def compact_after_write(
     previous files). ``write-only`` tables are returned unchanged; append tables go to
     ``reference.store.append_compact``."""
     schema = metadata.read_latest_schema(file_io, table_root)
+    job = create_job_context(file_io, table_root, schema, naming)
     if not schema.is_primary_key_table:
-        return compact_append_after_write(
-            file_io, table_root, messages, overwrite=overwrite, naming=naming
-        )
+        append_ctx = create_rewrite_context(job)
+        return compact_append_after_write(append_ctx, messages, overwrite=overwrite)
     if schema.core_options.write_only:
         return list(messages)
-    ctx = create_compaction_context(file_io, table_root, schema, naming)
+    ctx = create_compaction_context(job)
     snapshot = None if overwrite else metadata.read_latest_snapshot(file_io, table_root)
-    base = {
-        (state.partition_bytes, state.bucket): state
-        for state in read_bucket_states(file_io, table_root, schema, snapshot)
-    }
+    base = read_bucket_state_map(file_io, table_root, schema, snapshot)
     rounds = compute_write_rounds(schema)
-    compacted = []
-    for message in messages:
-        state = compute_written_state(message, base, schema)
+
+    def compactor(state: BucketState) -> tuple[CompactIncrement, IndexIncrement]:
         compaction = compact_bucket(ctx, state, rounds)
         index = compute_vector_increment(ctx, state, compaction)
-        compacted.append(
-            replace(
-                message,
-                compaction=compute_compact_increment(compaction.increment),
-                index=merge_index_increments(message.index, index),
-            )
-        )
-    return compacted
+        return compute_compact_increment(compaction.increment), index
+
+    return compact_written_buckets(messages, base, schema, compactor)

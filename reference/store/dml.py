@@ -73,15 +73,14 @@ from reference.spec.snapshot import CommitKind, Snapshot
 from reference.store import commit as store_commit
 from reference.store import metadata
 from reference.store.append_compact import (
-    AppendBucket,
     RewriteContext,
     compute_vector_increment,
     create_context_index_writer,
     create_rewrite_context,
-    read_append_buckets,
     read_visible_rows,
 )
 from reference.store.bucket_assign import compute_total_buckets
+from reference.store.bucket_state import BucketState, create_job_context, read_bucket_state_map
 from reference.store.compact import compact_after_write
 from reference.store.query import read_table
 from reference.store.scan import compute_bucket_path, plan_scan
@@ -136,6 +135,18 @@ class MergeStatement:
     not_matched: tuple[NotMatchedAction, ...] = ()
     not_matched_by_source: tuple[NotMatchedBySourceAction, ...] = ()
     target_condition: Predicate | None = None
+
+
+def compute_upsert_statement(source: Sequence[Row], key_index: int) -> MergeStatement:
+    """``MERGE INTO t USING source s ON t.k = s.k WHEN MATCHED THEN UPDATE SET * WHEN NOT
+    MATCHED THEN INSERT *``, ``k`` the column at ``key_index`` (source rows in the table's
+    column order)."""
+    return MergeStatement(
+        source=tuple(source),
+        on=lambda target, row: target[key_index] == row[key_index],
+        matched=(MatchedAction(update=lambda target, row: row),),
+        not_matched=(NotMatchedAction(insert=lambda row: row),),
+    )
 
 
 class Change(Enum):
@@ -273,7 +284,7 @@ def is_file_touched_by_merge(matched: Sequence[bool], statement: MergeStatement)
 class FileRows:
     """A candidate file, its bucket and its visible rows with their positions."""
 
-    bucket: AppendBucket
+    bucket: BucketState
     meta: DataFileMeta
     rows: tuple[tuple[int, Row], ...]
 
@@ -285,16 +296,20 @@ def read_candidates(
     if snapshot is None:
         return []
     plan = plan_scan(
-        ctx.file_io, ctx.table_root, snapshot, ctx.schema, ctx.schemas, predicate=predicate
+        ctx.job.file_io,
+        ctx.job.table_root,
+        snapshot,
+        ctx.job.schema,
+        ctx.job.schemas,
+        predicate=predicate,
     )
-    buckets = {
-        (b.partition_bytes, b.bucket): b
-        for b in read_append_buckets(ctx.file_io, ctx.table_root, ctx.schema, snapshot)
-    }
+    buckets = read_bucket_state_map(ctx.job.file_io, ctx.job.table_root, ctx.job.schema, snapshot)
     found = []
     for split in plan.splits:
         bucket = buckets[(split.partition_bytes, split.bucket)]
-        directory = compute_bucket_path(ctx.table_root, ctx.schema, bucket.partition, bucket.bucket)
+        directory = compute_bucket_path(
+            ctx.job.table_root, ctx.job.schema, bucket.partition, bucket.bucket
+        )
         vectors = bucket.vectors
         for meta in split.files:
             deleted = vectors.get(meta.file_name, frozenset())
@@ -317,8 +332,10 @@ def write_new_rows(
     """Rows written by the table's writer, in a fresh naming (its own uuid)."""
     if not rows:
         return []
-    naming = FileNaming(creation_time=ctx.creation_time)
-    return write_batch(ctx.file_io, ctx.table_root, ctx.schema, snapshot, rows, naming=naming)
+    naming = FileNaming(creation_time=ctx.job.creation_time)
+    return write_batch(
+        ctx.job.file_io, ctx.job.table_root, ctx.job.schema, snapshot, rows, naming=naming
+    )
 
 
 def compute_deleted_file_messages(
@@ -328,7 +345,7 @@ def compute_deleted_file_messages(
     grouped: dict[tuple[bytes, int], list[DataFileMeta]] = {}
     for file in touched:
         grouped.setdefault((file.bucket.partition_bytes, file.bucket.bucket), []).append(file.meta)
-    total = compute_total_buckets(ctx.schema)
+    total = compute_total_buckets(ctx.job.schema)
     return [
         CommitMessage(partition, bucket, total, DataIncrement(deleted_files=tuple(files)))
         for (partition, bucket), files in grouped.items()
@@ -384,7 +401,7 @@ def compute_vector_messages(ctx: RewriteContext, files: FileChanges) -> list[Com
     """Rule 5's index files, one message per bucket."""
     buckets = {(f.bucket.partition_bytes, f.bucket.bucket): f.bucket for f, _ in files}
     writer = create_context_index_writer(ctx)
-    total = compute_total_buckets(ctx.schema)
+    total = compute_total_buckets(ctx.job.schema)
     messages = []
     for key, vectors in compute_changed_vectors(files).items():
         bucket = buckets[key]
@@ -412,13 +429,7 @@ def commit_messages(
     """A batch commit; nothing when there is nothing (rule 10)."""
     if not messages:
         return []
-    return store_commit.commit(
-        file_io,
-        table_root,
-        messages,
-        commit_user=commit_user or str(uuid.uuid4()),
-        commit_identifier=store_commit.BATCH_COMMIT_IDENTIFIER,
-    )
+    return store_commit.commit_batch(file_io, table_root, messages, commit_user=commit_user)
 
 
 def apply_append_changes(
@@ -435,7 +446,7 @@ def apply_append_changes(
         messages = compute_deletion_vector_messages(ctx, snapshot, files, inserts)
     else:
         messages = compute_copy_on_write_messages(ctx, snapshot, files, touched, inserts)
-    return commit_messages(ctx.file_io, ctx.table_root, messages, commit_user)
+    return commit_messages(ctx.job.file_io, ctx.job.table_root, messages, commit_user)
 
 
 def compute_touched(files: FileChanges) -> list[bool]:
@@ -585,7 +596,7 @@ def delete_rows(
         return write_changes(
             file_io, table_root, [(RowKind.DELETE, r) for r in targets], commit_user
         )
-    ctx = create_rewrite_context(file_io, table_root, schema, naming)
+    ctx = create_rewrite_context(create_job_context(file_io, table_root, schema, naming))
     snapshot = metadata.read_latest_snapshot(file_io, table_root)
     files = [
         (file, [compute_delete_change(row, predicate, schema) for _, row in file.rows])
@@ -614,7 +625,7 @@ def update_rows(
             (RowKind.UPDATE_AFTER, apply_assignments(r, assignments, schema)) for r in targets
         ]
         return write_changes(file_io, table_root, changes, commit_user)
-    ctx = create_rewrite_context(file_io, table_root, schema, naming)
+    ctx = create_rewrite_context(create_job_context(file_io, table_root, schema, naming))
     snapshot = metadata.read_latest_snapshot(file_io, table_root)
     files = [
         (file, [compute_update_change(row, predicate, assignments, schema) for _, row in file.rows])
@@ -656,7 +667,7 @@ def merge_into(
         changes = compute_primary_key_changes(targets, result.changes)
         changes += [(RowKind.INSERT, row) for row in result.inserts]
         return write_changes(file_io, table_root, changes, commit_user)
-    ctx = create_rewrite_context(file_io, table_root, schema, naming)
+    ctx = create_rewrite_context(create_job_context(file_io, table_root, schema, naming))
     snapshot = metadata.read_latest_snapshot(file_io, table_root)
     candidates = read_candidates(ctx, snapshot, statement.target_condition)
     targets = [row for file in candidates for _, row in file.rows]

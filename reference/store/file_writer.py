@@ -58,6 +58,9 @@ Rules:
    meta, a larger one is written beside the data file as ``<data file>.index`` and named in
    ``extra_files``. Primary-key files never get one in 0.9.
 
+The pure parts of rules 1-3 (modes, truncation, format limits, ORC folds, stats rows) are
+:mod:`reference.spec.column_stats`, shared with ``spark_impl``.
+
 Where main differs (not followed): main gives system and key columns ``truncate(128)`` unless a
 field mode is set, may keep statistics densely (``_VALUE_STATS_COLS``), and writes field ids.
 """
@@ -68,7 +71,6 @@ import datetime
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Protocol
 
 import pyarrow as pa
@@ -79,8 +81,19 @@ from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import (
     SERIALIZED_EMPTY_ROW,
-    NullLayout,
-    serialize_binary_row,
+)
+from reference.spec.column_stats import (
+    NOT_COMPARABLE_ROOTS,
+    PARQUET_UNKNOWN_NULL_COUNT,
+    ColumnStats,
+    StatsMode,
+    apply_stats_mode,
+    compute_orc_float_extremes,
+    compute_orc_string_extremes,
+    encode_key,
+    encode_simple_stats,
+    is_parquet_binary_stats_dropped,
+    is_parquet_int96,
 )
 from reference.spec.compare import compare_values
 from reference.spec.data import EPOCH_DATETIME, Row, Timestamp, Value
@@ -98,121 +111,11 @@ from reference.spec.file_format import (
 )
 from reference.spec.key_value import KeyValue
 from reference.spec.options import parse_memory_size
-from reference.spec.options import parse_stats_mode as parse_stats_mode_text
-from reference.spec.stats import EMPTY_STATS, SimpleStats
-
-# --------------------------------------------------------------------------------------------
-# Statistics modes (rule 1)
-# --------------------------------------------------------------------------------------------
-
-STATS_MODE_OPTION = "metadata.stats-mode"
-DEFAULT_STATS_MODE = "truncate(16)"
-FIELD_STATS_MODE_SUFFIX = "stats-mode"
-FIELDS_PREFIX = "fields."
-
-
-class StatsKind(Enum):
-    """Java's ``SimpleColStatsCollector`` kinds."""
-
-    NONE = "none"
-    COUNTS = "counts"
-    TRUNCATE = "truncate"
-    FULL = "full"
-
-
-@dataclass(frozen=True)
-class StatsMode:
-    """One column's statistics mode; ``length`` is the ``n`` of ``truncate(n)``."""
-
-    kind: StatsKind
-    length: int = 0
-
-
-def parse_stats_mode(text: str, option: str) -> StatsMode:
-    """Parse a mode (case-insensitive); :class:`InvalidOptionError` names ``option``."""
-    try:
-        mode = parse_stats_mode_text(text)
-    except ValueError as error:
-        raise InvalidOptionError(option, text, str(error)) from None
-    if mode.startswith(StatsKind.TRUNCATE.value):
-        return StatsMode(StatsKind.TRUNCATE, int(mode[len("truncate(") : -1]))
-    return StatsMode(StatsKind(mode))
-
-
-def compute_stats_modes(options: Mapping[str, str], column_names: Sequence[str]) -> list[StatsMode]:
-    """The mode of each physical column (Java ``StatsCollectorFactories.createStatsFactories``)."""
-    default = options.get(STATS_MODE_OPTION, DEFAULT_STATS_MODE)
-    modes = []
-    for name in column_names:
-        key = f"{FIELDS_PREFIX}{name}.{FIELD_STATS_MODE_SUFFIX}"
-        if key in options:
-            modes.append(parse_stats_mode(options[key], key))
-        else:
-            modes.append(parse_stats_mode(default, STATS_MODE_OPTION))
-    return modes
-
-
-# --------------------------------------------------------------------------------------------
-# String truncation (rule 1)
-# --------------------------------------------------------------------------------------------
-
-MAX_CODE_POINT = 0x10FFFF
-SURROGATES = range(0xD800, 0xE000)
-JAVA_UNENCODABLE_REPLACEMENT = "?"
-"""Java's UTF-8 encoder writes a lone surrogate as ``?``."""
-
-
-def compute_truncated_min(value: Value, length: int) -> Value:
-    """A string's first ``length`` code points (a value not above it); others unchanged."""
-    return value[:length] if isinstance(value, str) else value
-
-
-def compute_truncated_max(value: Value, length: int) -> Value:
-    """A value not below ``value`` whose string form has at most ``length`` code points.
-
-    A string longer than ``length`` is cut and then the last code point that can be
-    incremented is incremented (and everything after it dropped); ``None`` when every code
-    point is U+10FFFF. Java appends the incremented code point with ``appendCodePoint``; when it
-    lands on a surrogate (from U+D7FF) Java's encoder writes ``?``, which the reference copies.
-    Java: ``TruncateSimpleColStatsCollector.truncateMax``.
-    """
-    if not isinstance(value, str) or len(value) <= length:
-        return value
-    prefix = value[:length]
-    for position in range(length - 1, -1, -1):
-        code_point = ord(prefix[position]) + 1
-        if code_point <= MAX_CODE_POINT:
-            char = JAVA_UNENCODABLE_REPLACEMENT if code_point in SURROGATES else chr(code_point)
-            return prefix[:position] + char
-    return None
-
+from reference.spec.stats import EMPTY_STATS
 
 # --------------------------------------------------------------------------------------------
 # Raw column statistics (rule 2)
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ColumnStats:
-    """Min, max and null count of one column (each may be unknown: ``None``)."""
-
-    min: Value
-    max: Value
-    null_count: int | None
-
-
-NO_STATS = ColumnStats(None, None, None)
-
-NOT_COMPARABLE_ROOTS = t.NESTED_ROOTS | t.BINARY_ROOTS | {t.TypeRoot.VARIANT, t.TypeRoot.BLOB}
-"""Types whose Java internal values are not ``Comparable`` (no min/max from the collector)."""
-
-PARQUET_MAX_STATS_BYTES = 4096
-"""parquet-mr writes a binary column's min/max only when their sizes sum to less than this."""
-PARQUET_UNKNOWN_NULL_COUNT = -1
-"""What Java reads as the null count of a Parquet column whose statistics were dropped."""
-ORC_MAX_STRING_BYTES = 1024
-"""ORC records a string min/max longer than this as a truncated bound only."""
-INT96_MIN_PRECISION = 7
 
 
 def _non_null(values: Sequence[Value]) -> list[Value]:
@@ -251,7 +154,7 @@ def is_parquet_stats_dropped(values: Sequence[Value], data_type: t.DataType) -> 
     smallest, largest = compute_extremes(values, data_type)
     if smallest is None:
         return False
-    return _utf8_size(smallest) + _utf8_size(largest) >= PARQUET_MAX_STATS_BYTES
+    return is_parquet_binary_stats_dropped(_utf8_size(smallest), _utf8_size(largest))
 
 
 def compute_parquet_float_stats(values: Sequence[Value], null_count: int) -> ColumnStats:
@@ -278,61 +181,21 @@ def compute_parquet_stats(values: Sequence[Value], data_type: t.DataType) -> Col
         return ColumnStats(None, None, null_count)
     if data_type.root in t.FLOATING_ROOTS:
         return compute_parquet_float_stats(values, null_count)
-    is_int96 = (
-        data_type.root in t.TIMESTAMP_ROOTS
-        and t.timestamp_precision(data_type) >= INT96_MIN_PRECISION
-    )
-    if is_int96 or data_type.root in NOT_COMPARABLE_ROOTS:
+    if is_parquet_int96(data_type) or data_type.root in NOT_COMPARABLE_ROOTS:
         return ColumnStats(None, None, null_count)
     return compute_collected_stats(values, data_type)
 
 
 def compute_orc_float_stats(values: Sequence[Value], null_count: int) -> ColumnStats:
-    """ORC's double statistics: the first value starts both, later ones replace the min when
-    smaller or else the max when larger (IEEE comparisons, so NaN only sticks when first)."""
-    present = _non_null(values)
-    smallest = largest = present[0]
-    for value in present[1:]:
-        if value < smallest:
-            smallest = value
-        elif value > largest:
-            largest = value
+    """ORC's double statistics (``reference.spec.column_stats.compute_orc_float_extremes``)."""
+    smallest, largest = compute_orc_float_extremes(_non_null(values))
     return ColumnStats(smallest, largest, null_count)
 
 
-def _orc_lower_bound(data: bytes) -> bytes:
-    """The longest prefix of at most 1024 bytes that ends on a character boundary."""
-    cut = ORC_MAX_STRING_BYTES
-    while cut > 0 and (data[cut] & 0xC0) == 0x80:
-        cut -= 1
-    return data[:cut]
-
-
-def _orc_upper_bound(data: bytes) -> bytes:
-    """The lower bound with its last character incremented (a value above ``data``)."""
-    text = _orc_lower_bound(data).decode("utf-8")
-    return (text[:-1] + chr(min(ord(text[-1]) + 1, MAX_CODE_POINT))).encode("utf-8")
-
-
 def compute_orc_string_stats(values: Sequence[Value], null_count: int) -> ColumnStats:
-    """ORC's string statistics (``StringStatisticsImpl``): values are compared with the current
-    min and max, which are bounds (unknown to readers) once a long value set them."""
-    lowest: bytes | None = None
-    highest = b""
-    lowest_is_bound = highest_is_bound = False
-    for value in _non_null(values):
-        data = value.encode("utf-8")
-        is_long = len(data) > ORC_MAX_STRING_BYTES
-        if lowest is None:
-            lowest = _orc_lower_bound(data) if is_long else data
-            highest = _orc_upper_bound(data) if is_long else data
-            lowest_is_bound = highest_is_bound = is_long
-        elif lowest > data:
-            lowest, lowest_is_bound = (_orc_lower_bound(data) if is_long else data), is_long
-        elif highest < data:
-            highest, highest_is_bound = (_orc_upper_bound(data) if is_long else data), is_long
-    smallest = None if lowest is None or lowest_is_bound else lowest.decode("utf-8")
-    largest = None if lowest is None or highest_is_bound else highest.decode("utf-8")
+    """ORC's string statistics (``reference.spec.column_stats.compute_orc_string_extremes``)."""
+    encoded = [value.encode("utf-8") for value in _non_null(values)]
+    smallest, largest = compute_orc_string_extremes(encoded)
     return ColumnStats(smallest, largest, null_count)
 
 
@@ -359,20 +222,6 @@ def compute_raw_stats(
     return compute_collected_stats(values, data_type)
 
 
-def apply_stats_mode(stats: ColumnStats | None, mode: StatsMode) -> ColumnStats:
-    """Rule 1 (Java ``SimpleColStatsCollector.convert``)."""
-    if stats is None or mode.kind is StatsKind.NONE:
-        return NO_STATS
-    if mode.kind is StatsKind.COUNTS:
-        return ColumnStats(None, None, stats.null_count)
-    if mode.kind is StatsKind.FULL:
-        return stats
-    largest = compute_truncated_max(stats.max, mode.length)
-    if largest is None:
-        return ColumnStats(None, None, stats.null_count)
-    return ColumnStats(compute_truncated_min(stats.min, mode.length), largest, stats.null_count)
-
-
 def compute_column_stats(
     rows: Sequence[Row],
     fields: Sequence[t.DataField],
@@ -385,24 +234,6 @@ def compute_column_stats(
         apply_stats_mode(compute_raw_stats([row[i] for row in rows], fields[i].type, fmt), modes[i])
         for i in columns
     ]
-
-
-def encode_simple_stats(stats: Sequence[ColumnStats], types: Sequence[t.DataType]) -> SimpleStats:
-    """Rule 3 (Java ``SimpleStatsConverter.toBinary``)."""
-    if not types:
-        return EMPTY_STATS
-    nullable = [data_type.copy(True) for data_type in types]
-    layout_0_9 = NullLayout.ZERO_SLOT
-    return SimpleStats(
-        serialize_binary_row([s.min for s in stats], nullable, null_layout=layout_0_9),
-        serialize_binary_row([s.max for s in stats], nullable, null_layout=layout_0_9),
-        tuple(s.null_count for s in stats),
-    )
-
-
-def encode_key(key: Row, types: Sequence[t.DataType]) -> bytes:
-    """A min/max key as 0.9 stores it (``InternalRowSerializer``, serialized form)."""
-    return serialize_binary_row(key, types, null_layout=NullLayout.ZERO_SLOT)
 
 
 # --------------------------------------------------------------------------------------------

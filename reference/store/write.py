@@ -84,6 +84,7 @@ from reference.merge.engine import (
 from reference.merge.sequence import compare_records, compute_row_kind
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row, serialize_binary_row
+from reference.spec.column_stats import compute_stats_modes, parse_stats_mode
 from reference.spec.commit_message import CommitMessage, DataIncrement, IndexIncrement
 from reference.spec.compare import compare_rows
 from reference.spec.data import Row, RowKind, Timestamp
@@ -136,9 +137,7 @@ from reference.store.file_writer import (
     MetaContext,
     compute_creation_time,
     compute_key_value_ranges,
-    compute_stats_modes,
     parse_file_index_threshold,
-    parse_stats_mode,
     write_append_files,
     write_key_value_file,
 )

@@ -29,6 +29,7 @@ FAMILY_MODULES = (
     "conformance.cases.generators.storage",
     "conformance.cases.generators.table_ops",
     "conformance.cases.generators.data_types",
+    "conformance.cases.generators.table_types",
 )
 
 

@@ -30,6 +30,7 @@ KNOWN_PREFIXES = (
     b.SYSTEM_TABLE_PREFIX,
     b.AGGREGATE_PREFIX,
     b.FILE_INDEX_PREFIX,
+    b.FORMAT_TABLE_PREFIX,
 )
 PLAIN_CAPABILITIES = {
     value for name, value in vars(b).items() if name.startswith("CAP_") and isinstance(value, str)

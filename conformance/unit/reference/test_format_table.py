@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv as pa_csv
+import pyarrow.dataset as pa_dataset
 import pyarrow.orc as pa_orc
 import pyarrow.parquet as pq
 import pytest
@@ -308,6 +309,28 @@ def test_inserted_files_are_plain_files(tmp_path: Path, fmt: str) -> None:
     ]
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "orc"])
+def test_pyarrow_datasets_read_an_inserted_table_as_hive_partitions(
+    tmp_path: Path, fmt: str
+) -> None:
+    """The whole directory the kit wrote is a Hive-partitioned dataset to pyarrow."""
+    root = tmp_path / fmt
+    rows = [(1, "x,y", "2024-01-01"), (2, None, "2024-01-02"), (3, "z", "2024-01-01")]
+    write_format_table(IO, table(root, fmt), rows[:2])
+    write_format_table(IO, table(root, fmt), rows[2:])
+    schema = pa.schema([("a", pa.int32()), ("b", pa.string()), ("dt", pa.string())])
+    file_format: str | pa_dataset.FileFormat = fmt
+    if fmt == "csv":
+        file_format = pa_dataset.CsvFileFormat(
+            read_options=pa_csv.ReadOptions(column_names=["a", "b"]),
+            parse_options=pa_csv.ParseOptions(escape_char="\\", double_quote=False),
+            convert_options=pa_csv.ConvertOptions(strings_can_be_null=True),
+        )
+    dataset = pa_dataset.dataset(str(root), format=file_format, partitioning="hive", schema=schema)
+    read = [(r["a"], r["b"], r["dt"]) for r in dataset.to_table().to_pylist()]
+    assert sorted_rows(read) == sorted_rows(rows)
+
+
 def test_overwrite_rules(tmp_path: Path) -> None:
     format_table = table(tmp_path / "t", "parquet")
     write_format_table(IO, format_table, [(1, "a", "x"), (2, "b", "y")])
@@ -336,9 +359,14 @@ def test_overwrite_rules(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def jdbc_catalog(tmp_path: Path):  # type: ignore[no-untyped-def]
+def jdbc_catalog(tmp_path: Path, **options: str):  # type: ignore[no-untyped-def]
     return create_catalog(
-        {"warehouse": str(tmp_path / "wh"), "metastore": "jdbc", "uri": str(tmp_path / "c.db")}
+        {
+            "warehouse": str(tmp_path / "wh"),
+            "metastore": "jdbc",
+            "uri": str(tmp_path / "c.db"),
+            **options,
+        }
     )
 
 
@@ -367,6 +395,23 @@ def test_the_seed_csv_table_in_a_jdbc_catalog(tmp_path: Path) -> None:
     assert catalog.list_tables("db") == [] and not Path(location).exists()
     with pytest.raises(TableNotFoundError):
         catalog.format_table(identifier)
+
+
+def test_the_seed_catalog_option_disables_format_tables(tmp_path: Path) -> None:
+    """Seed 3.6.4: format tables are on by default; the catalog option
+    'format-table.enabled' = 'false' turns them off (Java ``CatalogOptions``)."""
+    options = {"type": "format-table", "file.format": "csv"}
+    identifier = Identifier("db", "my_csv_table")
+    enabled = jdbc_catalog(tmp_path)
+    enabled.create_database("db")
+    enabled.create_table(identifier, (A, B), options=options)
+    disabled = jdbc_catalog(tmp_path, **{"format-table.enabled": "false"})
+    assert disabled.list_tables("db") == []
+    with pytest.raises(TableNotFoundError):
+        disabled.format_table(identifier)
+    with pytest.raises(UnsupportedFeature):
+        disabled.create_table(Identifier("db", "other"), (A, B), options=options)
+    assert enabled.list_tables("db") == ["my_csv_table"]
 
 
 def test_external_format_tables_keep_their_files(tmp_path: Path) -> None:

@@ -16,6 +16,11 @@ from reference.io import LocalFileIO
 from reference.store import metadata, query, scan
 
 PAIMON_CPP_TABLES = ("paimon-cpp", "parquet")
+SESSION_CONFIG = {
+    "spark.ui.enabled": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.session.timeZone": "UTC",
+}
 
 
 def table_roots(third_party: Path) -> list[Path]:
@@ -58,14 +63,10 @@ def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark")
     from pyspark.sql import SparkSession  # noqa: PLC0415 (optional dependency)
 
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("paimon-kit-spark-impl-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
+    builder = SparkSession.builder.master("local[2]").appName("paimon-kit-spark-impl-tests")
+    for key, value in SESSION_CONFIG.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
     spark_impl.register(session)
     yield session
     session.stop()

@@ -76,18 +76,10 @@ def test_write_and_merge_read_one_million_rows(tmp_path: Path, master: str) -> N
     script = tmp_path / "bench.py"
     script.write_text(SCRIPT, encoding="utf-8")
     project = Path(__file__).resolve().parents[3]
-    environment = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(project), os.environ.get("PYTHONPATH")])),
-    }
-    result = subprocess.run(
-        [sys.executable, str(script), master, str(tmp_path / "table"), str(ROWS)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=project,
-        env=environment,
-    )
+    paths = [str(project), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    cmd = [sys.executable, str(script), master, str(tmp_path / "table"), str(ROWS)]
+    result = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=project, env=env)
     lines = [line for line in result.stdout.splitlines() if line.startswith("RESULT")]
     assert result.returncode == 0 and lines, result.stderr[-3000:]
     print(lines[0])

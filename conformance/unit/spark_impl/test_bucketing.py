@@ -58,22 +58,22 @@ def test_java_bucket_key_hashes_and_buckets(case: dict[str, Any]) -> None:
 
 
 VECTORIZED_TYPES = [
-    t.BooleanType(),
-    t.TinyIntType(),
-    t.SmallIntType(),
-    t.IntType(),
-    t.BigIntType(),
-    t.FloatType(),
-    t.DoubleType(),
-    t.DateType(),
-    t.TimeType(0),
-    t.DecimalType(18, 4),
-    t.TimestampType(3),
-    t.LocalZonedTimestampType(3),
-    t.CharType(5),
-    t.VarCharType(100),
-    t.BinaryType(4),
     t.VarBinaryType(30),
+    t.BinaryType(4),
+    t.VarCharType(100),
+    t.CharType(5),
+    t.LocalZonedTimestampType(3),
+    t.TimestampType(3),
+    t.DecimalType(18, 4),
+    t.TimeType(0),
+    t.DateType(),
+    t.DoubleType(),
+    t.FloatType(),
+    t.BigIntType(),
+    t.IntType(),
+    t.SmallIntType(),
+    t.TinyIntType(),
+    t.BooleanType(),
 ]
 FALLBACK_TYPES = [t.DecimalType(30, 2), t.TimestampType(6), t.ArrayType(t.IntType())]
 

@@ -12,10 +12,14 @@ from typing import Any
 
 import pytest
 
-from conformance.unit.spark_impl.write_helpers import make_batch, prepare, reference_rows
+from conformance.unit.spark_impl.write_helpers import (
+    INT_FIELDS,
+    make_batch,
+    prepare,
+    reference_rows,
+)
 from reference.errors import CommitConflictError
 from reference.io import LocalFileIO
-from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.commit_message import CommitMessage, CompactIncrement
 from reference.spec.data import RowKind
@@ -26,11 +30,7 @@ from spark_impl.plan import compute_bucket_dir, read_manifest, read_manifest_lis
 from spark_impl.write import plan_write, write_task
 
 IO = LocalFileIO()
-FIELDS = [
-    t.DataField(0, "k", t.IntType(nullable=False)),
-    t.DataField(1, "v", t.IntType()),
-    t.DataField(2, "dt", t.VarCharType(10, nullable=False)),
-]
+FIELDS = list(INT_FIELDS)
 OPTIONS = {
     "bucket": "2",
     "manifest.target-file-size": "3 kb",

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.unit.spark_impl.write_helpers import reference_rows, table_structure
+from conformance.unit.spark_impl.write_helpers import INT_FIELDS, reference_rows, table_structure
 from reference.io import LocalFileIO
-from reference.spec import types as t
 from reference.spec.data import RowKind
 from reference.store.compact import compact_table
 from reference.table import Table
@@ -18,11 +17,7 @@ from spark_impl import commit as committer
 from spark_impl.compact import compact_bucket, plan_bucket_jobs
 
 IO = LocalFileIO()
-FIELDS = [
-    t.DataField(0, "k", t.IntType(nullable=False)),
-    t.DataField(1, "v", t.IntType()),
-    t.DataField(2, "dt", t.VarCharType(10, nullable=False)),
-]
+FIELDS = list(INT_FIELDS)
 CASES = {
     "deduplicate": {"bucket": "2", "num-sorted-run.compaction-trigger": "10"},
     "deletion-vectors": {

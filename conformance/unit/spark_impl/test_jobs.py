@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from conformance.objectstore.pytest_fixtures import S3Store
-from conformance.unit.spark_impl.write_helpers import reference_rows
+from conformance.unit.spark_impl.write_helpers import STRING_FIELDS, reference_rows
 from reference.io import LocalFileIO
-from reference.spec import types as t
 from reference.spec.data import Row, RowKind
 from reference.store import query
 from reference.table import Table
@@ -22,11 +21,7 @@ from spark_impl.jobs import compact, expire, read_stream, write_table
 pytestmark = pytest.mark.spark
 
 IO = LocalFileIO()
-FIELDS = [
-    t.DataField(0, "k", t.IntType(nullable=False)),
-    t.DataField(1, "v", t.VarCharType(t.MAX_LENGTH)),
-    t.DataField(2, "dt", t.VarCharType(t.MAX_LENGTH, nullable=False)),
-]
+FIELDS = list(STRING_FIELDS)
 SPARK_SCHEMA = "k int, v string, dt string, _ROW_KIND string"
 
 
@@ -64,9 +59,15 @@ def test_write_append_and_overwrite(spark: Any, tmp_path: Path) -> None:
     write_table(frame(spark, [(7, "only", "b")]), root, mode="overwrite")
     kept_a = {row: n for row, n in expected.items() if row[2] == "a"}
     assert spark_rows(spark, root) == Counter({**kept_a, (7, "only", "b"): 1})
+    # format("paimon") overwrites only the partitions it writes (dynamic-partition-overwrite)...
     frame(spark, [(8, "all", "c")]).write.format("paimon").mode("overwrite").save(root)
-    assert spark_rows(spark, str(tmp_path / "pk"), **{"snapshot-id": "1"}) == Counter(first)
-    assert spark_rows(spark, root)[(8, "all", "c")] == 1
+    expected = Counter({**kept_a, (7, "only", "b"): 1, (8, "all", "c"): 1})
+    assert spark_rows(spark, root) == reference_rows(IO, root) == expected
+    # ... or the whole table when the write option turns that off.
+    whole = frame(spark, [(9, "whole", "a")]).write.format("paimon").mode("overwrite")
+    whole.option("dynamic-partition-overwrite", "false").save(root)
+    assert spark_rows(spark, root) == reference_rows(IO, root) == Counter({(9, "whole", "a"): 1})
+    assert spark_rows(spark, root, **{"snapshot-id": "1"}) == Counter(first)
 
 
 def test_append_and_dynamic_tables(spark: Any, tmp_path: Path) -> None:
@@ -129,30 +130,62 @@ def test_compaction_and_expiration_jobs(spark: Any, tmp_path: Path) -> None:
     assert not (tmp_path / "jobs" / "snapshot" / "snapshot-1").exists()
 
 
+def memory_stream(spark: Any, root: str, name: str, checkpoint: Path, **options: str) -> Any:
+    """A running streaming query copying the table's changes into the memory table ``name``."""
+    changes = read_stream(spark, root, options).writeStream.format("memory").queryName(name)
+    return changes.option("checkpointLocation", str(checkpoint)).start()
+
+
 @pytest.mark.s3
-def test_write_and_read_on_s3(spark: Any, s3_store: S3Store) -> None:
+def test_write_read_overwrite_and_stream_on_s3(
+    spark: Any, s3_store: S3Store, tmp_path: Path
+) -> None:
+    """Every path of must-show 1 on s3:// (executors open their own S3 FileIO)."""
     root = f"{s3_store.uri}/warehouse/db.db/spark_written"
     file_io = s3_store.file_io()
+    options = {"bucket": "2", "changelog-producer": "input"}
     Table.create(
-        file_io,
-        root,
-        FIELDS,
-        partition_keys=["dt"],
-        primary_keys=["k", "dt"],
-        options={"bucket": "2"},
+        file_io, root, FIELDS, partition_keys=["dt"], primary_keys=["k", "dt"], options=options
     )
+
+    def oracle() -> Counter[Row]:
+        return Counter(row for _, row in query.read_table(file_io, root, query.TimeTravel()).rows)
+
+    def save(rows: list[tuple[Any, ...]], mode: str, **extra: str) -> None:
+        writer = frame(spark, rows).write.format("paimon").mode(mode)
+        for key, value in {**s3_store.options, **extra}.items():
+            writer = writer.option(key, value)
+        writer.save(root)
+
     rows = [(i, f"v{i}", "a" if i % 2 else "b") for i in range(30)]
     write_table(frame(spark, rows), root, options=s3_store.options)
-    writer = frame(spark, [(0, "changed", "b", "+U")]).write.format("paimon").mode("append")
-    for key, value in s3_store.options.items():
-        writer = writer.option(key, value)
-    writer.save(root)
+    save([(0, "changed", "b", "+U")], "append")
     expected = Counter(rows)
     del expected[(0, "v0", "b")]
     expected[(0, "changed", "b")] = 1
-    assert spark_rows(spark, root, **s3_store.options) == expected
-    oracle = query.read_table(file_io, root, query.TimeTravel())
-    assert Counter(row for _, row in oracle.rows) == expected
+    assert spark_rows(spark, root, **s3_store.options) == oracle() == expected
+
+    stream = memory_stream(spark, root, "s3_changes", tmp_path / "checkpoint", **s3_store.options)
+    try:
+        stream.processAllAvailable()
+        save([(1, "streamed", "a", "+U")], "append")
+        stream.processAllAvailable()
+        got = Counter(tuple(r) for r in spark.sql("select * from s3_changes").collect())
+    finally:
+        stream.stop()
+    # The first micro-batch is the latest snapshot, each row with the kind of its newest
+    # record (as Java's full-then-incremental stream scan): key 0 was updated.
+    streamed = Counter((*row, "+U" if row[0] == 0 else "+I") for row in expected.elements())
+    streamed[(1, "streamed", "a", "+U")] = 1
+    assert got == streamed
+
+    kept_a = Counter({row: n for row, n in oracle().items() if row[2] == "a"})
+    save([(50, "new-b", "b")], "overwrite")
+    after = kept_a + Counter({(50, "new-b", "b"): 1})
+    assert spark_rows(spark, root, **s3_store.options) == oracle() == after
+    save([(60, "whole", "a")], "overwrite", **{"dynamic-partition-overwrite": "false"})
+    whole = Counter({(60, "whole", "a"): 1})
+    assert spark_rows(spark, root, **s3_store.options) == oracle() == whole
 
 
 @pytest.mark.java

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance.unit.spark_impl.write_helpers import reference_rows, spark_impl_write
+from conformance.unit.spark_impl.write_helpers import INT_FIELDS, reference_rows, spark_impl_write
 from reference.io import LocalFileIO
-from reference.spec import types as t
 from reference.spec.data import RowKind
 from reference.store.expire import ExpireConfig, expire_snapshots
 from reference.store.stream import StreamReader
@@ -23,11 +22,7 @@ from spark_impl import stream
 from spark_impl.plan import find_latest_snapshot_id
 
 IO = LocalFileIO()
-FIELDS = [
-    t.DataField(0, "k", t.IntType(nullable=False)),
-    t.DataField(1, "v", t.IntType()),
-    t.DataField(2, "dt", t.VarCharType(10, nullable=False)),
-]
+FIELDS = list(INT_FIELDS)
 
 
 def _commit(root: str, rng: random.Random, primary_key: bool) -> None:

@@ -33,6 +33,19 @@ from spark_impl.write import (
     write_task,
 )
 
+INT_FIELDS = (
+    t.DataField(0, "k", t.IntType(nullable=False)),
+    t.DataField(1, "v", t.IntType()),
+    t.DataField(2, "dt", t.VarCharType(10, nullable=False)),
+)
+"""``k INT NOT NULL, v INT, dt VARCHAR(10) NOT NULL``: the small partitioned key-value table."""
+STRING_FIELDS = (
+    t.DataField(0, "k", t.IntType(nullable=False)),
+    t.DataField(1, "v", t.VarCharType(t.MAX_LENGTH)),
+    t.DataField(2, "dt", t.VarCharType(t.MAX_LENGTH, nullable=False)),
+)
+"""``k INT NOT NULL, v STRING, dt STRING NOT NULL`` (what Spark's ``string`` columns map to)."""
+
 
 def reference_rows(file_io: FileIO, root: str, **travel: Any) -> Counter[Row]:
     result = query.read_table(file_io, root, query.TimeTravel(**travel))

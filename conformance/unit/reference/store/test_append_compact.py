@@ -23,24 +23,23 @@ from reference.spec.data import Row, RowKind
 from reference.spec.data_file import DataFileMeta, FileSource
 from reference.spec.deletion_vector import BitmapKind
 from reference.spec.file_index.container import decode_file_index
-from reference.spec.manifest import IndexFileMeta
+from reference.spec.manifest import DeletionVectorMeta, IndexFileMeta
 from reference.spec.predicate import Leaf, PredicateOp
 from reference.spec.schema import AddColumn
 from reference.spec.snapshot import CommitKind
 from reference.spec.stats import EMPTY_STATS
 from reference.store import metadata
 from reference.store.append_compact import (
-    AppendBucket,
     AppendCompactionOptions,
-    VectorFile,
     compact_append_table,
     compute_append_compaction_options,
+    create_rewrite_context,
     pack_small_files,
     pack_unaware_partition,
     pick_bucketed_files,
     pick_bucketed_full,
-    read_append_buckets,
 )
+from reference.store.bucket_state import BucketState, create_job_context, read_bucket_states
 from reference.store.write import read_live_entries
 from reference.table import Table
 
@@ -158,24 +157,27 @@ def test_packing_by_file_count_and_smallest_first() -> None:
 
 def test_only_files_below_the_compaction_size_are_candidates() -> None:
     # compaction file size of target 100 is 70
-    bucket = AppendBucket((), b"", 0, (meta("small", 69), meta("edge", 70), meta("s2", 1)))
+    bucket = BucketState((), b"", 0, (meta("small", 69), meta("edge", 70), meta("s2", 1)))
     assert names(pack_unaware_partition(bucket, options(max_num=2))) == [["s2", "small"]]
 
 
-def vector_file(name: str, *data_files: str) -> VectorFile:
-    index = IndexFileMeta("DELETION_VECTORS", name, 10, len(data_files))
-    return VectorFile(index, {f: frozenset({0}) for f in data_files})
+def vector_file(name: str, *data_files: str) -> IndexFileMeta:
+    ranges = tuple(DeletionVectorMeta(f, 1 + 10 * i, 10) for i, f in enumerate(data_files))
+    return IndexFileMeta("DELETION_VECTORS", name, 10, len(data_files), ranges)
 
 
 def test_files_with_vectors_are_grouped_by_index_file() -> None:
     files = (meta("a", 500), meta("b", 1), meta("c", 2), meta("d", 3), meta("e", 900))
     vectors = (vector_file("index-2", "e"), vector_file("index-1", "a", "c"))
-    bucket = AppendBucket((), b"", 0, files, vectors)
+    deleted = {name: frozenset({0}) for name in "ace"}
+    bucket = BucketState((), b"", 0, files, deleted, vectors)
     # a and e are large but have vectors; b and d are two plain small files (max 2 per bin)
     packed = pack_unaware_partition(bucket, options(dv=True, max_num=2))
     assert names(packed) == [["a", "c"], ["e"], ["b", "d"]]
     # a single plain small file is left alone
-    lone = AppendBucket((), b"", 0, (meta("a", 500), meta("b", 1)), vectors[1:])
+    lone = BucketState(
+        (), b"", 0, (meta("a", 500), meta("b", 1)), {"a": frozenset({0})}, vectors[1:]
+    )
     assert names(pack_unaware_partition(lone, options(dv=True, max_num=2))) == [["a"]]
 
 
@@ -235,7 +237,7 @@ def test_unaware_compaction_merges_small_files_per_partition(tmp_path: Path) -> 
     assert table.compact() and kinds(table)[-1] is CommitKind.COMPACT
     assert values(table) == before
     by_partition: dict[str, list[DataFileMeta]] = {}
-    for bucket in read_append_buckets(
+    for bucket in read_bucket_states(
         table.file_io, table.root, table.schema(), table.latest_snapshot()
     ):
         by_partition[bucket.partition[0]] = list(bucket.files)
@@ -298,6 +300,7 @@ def test_compaction_moves_old_files_to_the_current_schema(tmp_path: Path) -> Non
 
 
 def test_a_fixed_bucket_batch_writer_compacts_at_the_fifth_file(tmp_path: Path) -> None:
+    """Seed 003 (overview): append-only tables compact small files automatically."""
     table = table_of(tmp_path / "t", bucket="1", **{"bucket-key": "id"})
     for i in range(6):
         table.write_and_commit([(i, str(i))])
@@ -308,6 +311,8 @@ def test_a_fixed_bucket_batch_writer_compacts_at_the_fifth_file(tmp_path: Path) 
 
 
 def test_write_only_and_overwrite(tmp_path: Path) -> None:
+    """Seed 003 (Compaction): writers compact as needed by default, or leave all compaction
+    to a dedicated job (``write-only``)."""
     quiet = table_of(tmp_path / "w", bucket="1", **{"bucket-key": "id", "write-only": "true"})
     for i in range(6):
         quiet.write_and_commit([(i, str(i))])
@@ -344,12 +349,12 @@ def test_deletion_vectors_are_dropped_by_compaction(tmp_path: Path) -> None:
     for i in range(3):
         table.write_and_commit([(i * 10 + k, str(k)) for k in range(3)])
     table.delete(Leaf(PredicateOp.IN, "id", (1, 12)))
-    [bucket] = read_append_buckets(
+    [bucket] = read_bucket_states(
         table.file_io, table.root, table.schema(), table.latest_snapshot()
     )
     assert sorted(map(sorted, bucket.vectors.values())) == [[1], [2]]
     table.compact(full=True)
-    [bucket] = read_append_buckets(
+    [bucket] = read_bucket_states(
         table.file_io, table.root, table.schema(), table.latest_snapshot()
     )
     assert bucket.vectors == {}
@@ -363,7 +368,8 @@ def test_unaware_compaction_groups_files_of_an_index_file(tmp_path: Path) -> Non
         table.write_and_commit([(i * 10 + k, "v") for k in range(4)])
     table.delete(Leaf(PredicateOp.IN, "id", (0, 21)))
     # one index file holds both vectors: its two data files form one task
-    [message] = compact_append_table(table.file_io, table.root)
+    ctx = create_rewrite_context(create_job_context(table.file_io, table.root, table.schema()))
+    [message] = compact_append_table(ctx)
     assert len(message.compaction.compact_before) == 2
     assert message.index.new_index_files == ()
     assert len(message.index.deleted_index_files) == 1
@@ -377,6 +383,8 @@ def test_unaware_compaction_groups_files_of_an_index_file(tmp_path: Path) -> Non
 
 
 def test_a_stream_reads_a_compacted_bucket_in_sequence_order(tmp_path: Path) -> None:
+    """Seed 003 (overview): append-only tables give ordered streaming reads (a bucket's rows
+    in write order, also across a compaction), so they can replace a message queue."""
     table = table_of(
         tmp_path / "t",
         bucket="1",

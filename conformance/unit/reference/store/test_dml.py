@@ -28,7 +28,7 @@ from reference.spec.manifest import FileKind, ManifestEntry
 from reference.spec.predicate import And, Leaf, PredicateOp
 from reference.spec.snapshot import CommitKind, Snapshot
 from reference.store import metadata
-from reference.store.append_compact import read_append_buckets
+from reference.store.bucket_state import read_bucket_states
 from reference.store.dml import (
     MatchedAction,
     MergeConflictError,
@@ -36,6 +36,7 @@ from reference.store.dml import (
     NotMatchedAction,
     NotMatchedBySourceAction,
     compute_merge,
+    compute_upsert_statement,
 )
 from reference.store.incremental import read_list_entries
 from reference.store.query import TimeTravel
@@ -93,7 +94,7 @@ def live_names(table: Table) -> set[str]:
 
 def vectors(table: Table) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
-    for bucket in read_append_buckets(
+    for bucket in read_bucket_states(
         table.file_io, table.root, table.schema(), table.latest_snapshot()
     ):
         found.update({name: sorted(p) for name, p in bucket.vectors.items()})
@@ -101,9 +102,7 @@ def vectors(table: Table) -> dict[str, list[int]]:
 
 
 def index_file_count(table: Table) -> int:
-    buckets = read_append_buckets(
-        table.file_io, table.root, table.schema(), table.latest_snapshot()
-    )
+    buckets = read_bucket_states(table.file_io, table.root, table.schema(), table.latest_snapshot())
     return sum(len(b.vector_files) for b in buckets)
 
 
@@ -120,14 +119,7 @@ def test_the_seed_append_table_takes_delete_update_and_merge(tmp_path: Path) -> 
     table.write_and_commit([(1, "UNKNOWN"), (2, "EUR"), (3, "UNKNOWN")])
     assert kinds_of(table.delete(eq("b", "UNKNOWN"))) == [CommitKind.APPEND]
     assert kinds_of(table.update(None, {"b": lambda row: row[1].lower()})) == [CommitKind.APPEND]
-    table.merge_into(
-        MergeStatement(
-            source=((2, "usd"), (4, "gbp")),
-            on=lambda target, source: target[0] == source[0],
-            matched=(MatchedAction(update=lambda target, source: source),),
-            not_matched=(NotMatchedAction(insert=lambda source: source),),
-        )
-    )
+    table.merge_into(compute_upsert_statement(((2, "usd"), (4, "gbp")), key_index=0))
     assert values(table) == [(2, "usd"), (4, "gbp")]
 
 

@@ -23,6 +23,19 @@ from reference.spec.binary_row import (
     deserialize_binary_row,
     serialize_binary_row,
 )
+from reference.spec.column_stats import (
+    NO_STATS,
+    PARQUET_UNKNOWN_NULL_COUNT,
+    ColumnStats,
+    StatsKind,
+    StatsMode,
+    apply_stats_mode,
+    compute_stats_modes,
+    compute_truncated_max,
+    compute_truncated_min,
+    encode_simple_stats,
+    parse_stats_mode,
+)
 from reference.spec.data import RowKind, Timestamp
 from reference.spec.data_file import FileSource
 from reference.spec.file_format import (
@@ -34,24 +47,13 @@ from reference.spec.file_format import (
 from reference.spec.key_value import KeyValue
 from reference.spec.stats import EMPTY_STATS
 from reference.store.file_writer import (
-    NO_STATS,
-    PARQUET_UNKNOWN_NULL_COUNT,
-    ColumnStats,
     FileSettings,
     KeyValueLayout,
     MetaContext,
-    StatsKind,
-    StatsMode,
-    apply_stats_mode,
     compute_creation_time,
     compute_file_ranges,
     compute_key_value_ranges,
     compute_raw_stats,
-    compute_stats_modes,
-    compute_truncated_max,
-    compute_truncated_min,
-    encode_simple_stats,
-    parse_stats_mode,
     to_arrow,
     write_append_files,
     write_key_value_file,
