@@ -19,12 +19,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.orc as pa_orc
 import pyarrow.parquet as pq
 
 from reference import layout
 from reference.errors import naming_file
 from reference.io import FileIO
+from reference.merge.engine import compute_default_values, parse_merge_options
 from reference.spec import types as t
 from reference.spec.casts import cast_value
 from reference.spec.data_file import SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD
@@ -185,10 +187,24 @@ def read_split(
     if not tables:
         return empty_table(schema)
     combined = pa.concat_tables(tables).combine_chunks()
-    if not schema.primary_keys:
-        return combined
-    combined = combined.append_column(ORDER_COLUMN, pa.array(np.arange(combined.num_rows)))
-    return merge_records(combined, compute_merge_config(schema))
+    if schema.primary_keys:
+        combined = combined.append_column(ORDER_COLUMN, pa.array(np.arange(combined.num_rows)))
+        combined = merge_records(combined, compute_merge_config(schema))
+    return fill_default_values(combined, schema)
+
+
+def fill_default_values(table: pa.Table, schema: TableSchema) -> pa.Table:
+    """Paimon 0.9's ``fields.<f>.default-value``: after the merge, a null of such a field reads
+    as its default (the parsing of the option text is the spec rule in ``reference.merge``)."""
+    defaults = compute_default_values(parse_merge_options(schema.options), schema.logical_row_type)
+    for data_field, default in zip(schema.fields, defaults, strict=True):
+        if default is None or data_field.name not in table.column_names:
+            continue
+        index = table.column_names.index(data_field.name)
+        column = table.column(index)
+        filler = rows_to_arrow([(default,)], [data_field]).column(0).cast(column.type)[0]
+        table = table.set_column(index, table.field(index), pc.fill_null(column, filler))
+    return table
 
 
 def empty_table(schema: TableSchema) -> pa.Table:

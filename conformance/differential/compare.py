@@ -13,9 +13,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from reference.spec.data import RowKind, Value
-
 from conformance.differential.workloads import Change
+from reference.spec.data import RowKind, Value
 
 CanonicalChange = tuple[str, tuple[Any, ...]]
 MAX_SHOWN = 12
@@ -88,4 +87,6 @@ def identity(changes: list[Change]) -> list[Change]:
 def as_inserts(changes: list[Change]) -> list[Change]:
     """Batch-read rows with ``+U`` made ``+I``: Java 0.9 keeps the kind of the winning record on
     some read paths only (expected_differences.md, "batch read row kinds")."""
-    return [(RowKind.INSERT if kind is RowKind.UPDATE_AFTER else kind, row) for kind, row in changes]
+    return [
+        (RowKind.INSERT if kind is RowKind.UPDATE_AFTER else kind, row) for kind, row in changes
+    ]

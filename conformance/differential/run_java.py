@@ -9,6 +9,7 @@ the same commit (conformance/expected_differences.md, "`full-compaction.delta-co
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from conformance.differential.workloads import Change, Compact, Step, TableSpec, Write
 from conformance.java.harness import JavaHarness
@@ -46,15 +47,15 @@ class JavaRunner:
 
     def apply(self, step: Step) -> int:
         """Apply one step; the latest snapshot id after it (0: none yet)."""
-        if isinstance(step, Write):
-            response = self._write(step)
-        elif isinstance(step, Compact):
+        if isinstance(step, Compact):
             response = self.java.compact(self.root, full=step.full, commit=True)
+        else:
+            response = self._write(step)
         snapshot_id = response.get("snapshot_id")
         self._latest = int(snapshot_id) if snapshot_id is not None else self._latest
         return self._latest
 
-    def _write(self, step: Write) -> dict[str, object]:
+    def _write(self, step: Write) -> dict[str, Any]:
         overwrite = overwrite_argument(step.overwrite)
         follow = self.compact_after_write and overwrite is None
         try:

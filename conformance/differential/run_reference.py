@@ -8,6 +8,7 @@ functions read the table Java wrote.
 
 from __future__ import annotations
 
+from conformance.differential.workloads import Change, Compact, Step, TableSpec, Write
 from reference.io import LocalFileIO
 from reference.spec.data import Row, RowKind
 from reference.store import metadata
@@ -15,7 +16,18 @@ from reference.store.query import TimeTravel
 from reference.system_tables import SystemTableVersion
 from reference.table import Table
 
-from conformance.differential.workloads import Change, Compact, Step, TableSpec, Write
+
+def create_table(root: str, spec: TableSpec) -> Table:
+    """Create the table ``spec`` describes at ``root`` with the reference (any engine's runner
+    may start from it)."""
+    return Table.create(
+        LocalFileIO(),
+        root,
+        spec.fields,
+        partition_keys=spec.partition_keys,
+        primary_keys=spec.primary_keys,
+        options=dict(spec.options),
+    )
 
 
 class ReferenceRunner:
@@ -23,14 +35,7 @@ class ReferenceRunner:
 
     def __init__(self, root: str, spec: TableSpec) -> None:
         self.root = root
-        self.table = Table.create(
-            LocalFileIO(),
-            root,
-            spec.fields,
-            partition_keys=spec.partition_keys,
-            primary_keys=spec.primary_keys,
-            options=dict(spec.options),
-        )
+        self.table = create_table(root, spec)
 
     def latest_id(self) -> int:
         snapshot = self.table.latest_snapshot()
@@ -67,11 +72,15 @@ def read_audit_log(root: str, first: int, last: int) -> list[Change]:
     per bucket, retractions kept): the changes of snapshots ``first + 1 .. last``."""
     if first == last:
         return []
-    rows = _table(root).system_table(
-        "audit_log",
-        {"incremental-between": f"{first},{last}"},
-        version=SystemTableVersion.PAIMON_0_9,
-    ).rows
+    rows = (
+        _table(root)
+        .system_table(
+            "audit_log",
+            {"incremental-between": f"{first},{last}"},
+            version=SystemTableVersion.PAIMON_0_9,
+        )
+        .rows
+    )
     return [_audit_change(row) for row in rows]
 
 

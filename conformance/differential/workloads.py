@@ -5,14 +5,16 @@ A :class:`Workload` is a :class:`TableSpec` (columns, keys, options) and a seque
 and :class:`Compact` (a compaction of every bucket, committed once). The same workload is applied
 to each engine by ``run_reference`` / ``run_java`` and the results are compared by ``compare``.
 
-:data:`COMBINATIONS` names the engine option combinations the differential suite covers (merge
-engines and their options, sequence / row-kind fields, changelog producers, deletion vectors);
+:data:`DIFFERENTIAL_COMBINATIONS` (:data:`COMBINATIONS` and :data:`EXTENDED_COMBINATIONS`)
+names the engine option combinations the differential suite covers (merge engines and their
+options, sequence / row-kind fields, changelog producers, deletion vectors);
 each says which row kinds its histories may hold (an engine that rejects a kind, such as
 partial-update without a retraction rule, would make every history an error) and whether the
 changelog of the two engines can be compared.
 
 :data:`TABLE_KINDS` names the table layouts of the table matrix (append / primary-key, bucket
-modes, merge engines, deletion vectors, changelog producers).
+modes, merge engines, deletion vectors, changelog producers), all partitioned;
+:data:`MATRIX_TABLE_KINDS` adds each unpartitioned (:data:`UNPARTITIONED_TABLE_KINDS`).
 
 The strategies (:func:`histories`, :func:`workloads`) draw values from small per-type domains so
 that keys collide and merges happen in every history.
@@ -137,6 +139,23 @@ def columns(*specs: tuple[str, t.DataType]) -> tuple[t.DataField, ...]:
 
 
 # --------------------------------------------------------------------------------------------
+# Known differences from Java 0.9 (names of conformance/expected_differences.md entries)
+# --------------------------------------------------------------------------------------------
+
+BATCH_READ_ROW_KINDS = "Batch read row kinds"
+PARTIAL_UPDATE_RETRACTION_FIRST = "partial-update merges that start with a retraction (0.9 vs main)"
+REMOVE_RECORD_ON_DELETE = "`partial-update.remove-record-on-delete` (0.9 vs main)"
+AGGREGATE_NULL_RETRACTION = "Aggregate retraction meeting a null (0.9 vs main)"
+LISTAGG_BLANK = "`listagg` blank values (0.9 vs main)"
+FULL_COMPACTION_DELTA_COMMITS = (
+    "`full-compaction.delta-commits` / `changelog-producer = full-compaction`"
+)
+SEQUENCE_FIELD_DELETES = "`sequence.field` with deletes"
+NESTED_UPDATE_NULL_ACCUMULATOR = "`nested_update` from a null accumulator (0.9 vs main)"
+JAVA_PARQUET_NESTED_ROWS = "Java 0.9 Parquet reader and ARRAY<ROW>"
+
+
+# --------------------------------------------------------------------------------------------
 # Engine option combinations (the differential suite)
 # --------------------------------------------------------------------------------------------
 
@@ -157,6 +176,11 @@ class Combination:
     "partial-update / aggregation merges that start with a retraction"). ``deletes_last``:
     a ``-D`` is its key's only record in its write and the key is never written again
     (expected_differences.md, "partial-update.remove-record-on-delete").
+
+    ``differences``: the names of the conformance/expected_differences.md entries (the text of
+    a bullet before its first ``": "``) that justify the combination's restrictions (row kinds
+    left out, value domains narrowed, ``adds_first``, ``deletes_last``, the Java side's
+    compaction after each write); the differential test checks each restriction is named.
     """
 
     name: str
@@ -167,6 +191,7 @@ class Combination:
     changelog: bool = True
     adds_first: bool = False
     deletes_last: bool = False
+    differences: tuple[str, ...] = ()
 
     @property
     def java_compacts_after_write(self) -> bool:
@@ -194,9 +219,7 @@ SIMPLE = TableSpec(SIMPLE_FIELDS, ("k",), (), {"bucket": "1"})
 
 PARTIAL_UPDATE = SIMPLE.with_options(**{"merge-engine": "partial-update"})
 SEQUENCE_GROUPS = TableSpec(
-    columns(
-        ("k", KEY_INT), ("a", INT), ("b", STRING), ("g1", INT), ("c", INT), ("g2", INT)
-    ),
+    columns(("k", KEY_INT), ("a", INT), ("b", STRING), ("g1", INT), ("c", INT), ("g2", INT)),
     ("k",),
     (),
     {
@@ -278,6 +301,67 @@ ROWKIND_FIELD = TableSpec(
     {"bucket": "1", "rowkind.field": "op"},
 )
 DV = {"deletion-vectors.enabled": "true"}
+VARBINARY = t.VarBinaryType(length=t.MAX_LENGTH)
+NESTED_ELEMENT = t.RowType(
+    (t.DataField(10, "id", t.IntType(nullable=False)), t.DataField(11, "x", t.IntType()))
+)
+NESTED_ARRAY = t.ArrayType(NESTED_ELEMENT)
+DEFAULT_VALUE = {"fields.v.default-value": "7", "fields.s.default-value": "dflt"}
+"""0.9's ``fields.<f>.default-value``: nulls of read rows filled."""
+SEQUENCE_FIELDS = TableSpec(
+    columns(("k", KEY_INT), ("v", INT), ("s1", INT), ("s2", INT)),
+    ("k",),
+    (),
+    {"bucket": "1", "sequence.field": "s1,s2"},
+)
+"""``sequence.field`` of two fields, compared in order."""
+MULTI_FIELD_SEQUENCE_GROUPS = TableSpec(
+    columns(
+        ("k", KEY_INT),
+        ("a", INT),
+        ("b", STRING),
+        ("g1", INT),
+        ("g2", INT),
+        ("c", INT),
+        ("g3", INT),
+    ),
+    ("k",),
+    (),
+    {
+        "bucket": "1",
+        "merge-engine": "partial-update",
+        "fields.g1,g2.sequence-group": "a,b",
+        "fields.g3.sequence-group": "c",
+        "fields.c.aggregate-function": "last_non_null_value",
+    },
+)
+"""A sequence group ordered by two fields (``fields.g1,g2.sequence-group``)."""
+AGGREGATION_SKETCHES = TableSpec(
+    columns(
+        ("k", KEY_INT),
+        ("rb", VARBINARY),
+        ("th", VARBINARY),
+        ("hl", VARBINARY),
+        ("nu", NESTED_ARRAY),
+    ),
+    ("k",),
+    (),
+    {
+        "bucket": "1",
+        "file.format": "orc",
+        "merge-engine": "aggregation",
+        "fields.rb.aggregate-function": "rbm32",
+        "fields.th.aggregate-function": "theta_sketch",
+        "fields.hl.aggregate-function": "hll_sketch",
+        "fields.nu.aggregate-function": "nested_update",
+        "fields.nu.nested-key": "id",
+        **{f"fields.{name}.ignore-retract": "true" for name in ("rb", "th", "hl")},
+    },
+)
+"""Binary unions (rbm32, theta and HLL sketches, none retracts) and ``nested_update`` keyed by
+``id`` (retracts by key), in ORC (expected_differences.md, "Java 0.9 Parquet reader and
+ARRAY<ROW>"). rbm64 is left out: the reference cannot write Java's 64-bit bitmap layout
+(``reference.merge.sketches``)."""
 
 
 def _producer(spec: TableSpec, producer: str) -> TableSpec:
@@ -291,6 +375,38 @@ AGGREGATION_DOMAINS: Mapping[str, tuple[Value, ...]] = {
     "co": tuple(v for v in DOMAINS["ARRAY"] if v is not None),
     "mm": tuple(v for v in DOMAINS["MAP"] if v is not None),
 }
+SKETCH_DOMAINS: Mapping[str, tuple[Value, ...]] = {
+    # portable 32-bit roaring bitmaps of {}, {1}, {1, 2}, {3, 70000}
+    "rb": (
+        None,
+        bytes.fromhex("3a30000000000000"),
+        bytes.fromhex("3a3000000100000000000000100000000100"),
+        bytes.fromhex("3a30000001000000000001001000000001000200"),
+        bytes.fromhex("3a300000020000000000000001000000180000001a00000003007011"),
+    ),
+    # compact theta sketches (default seed) of the longs {1}, {1, 2}, {2, 3, 4}
+    "th": (
+        None,
+        bytes.fromhex("01030300001acc9315f97dcbbd86a105"),
+        bytes.fromhex("02030300001acc93020000000000000015f97dcbbd86a105c397fc1281709d1e"),
+        bytes.fromhex(
+            "02030300001acc93030000000000000040de2ee1c9db3d08c397fc1281709d1eba40b3c1da06695d"
+        ),
+    ),
+    # compact HLL_4 sketches (lg_k 12) of the longs {1}, {1, 2}, {2, 3, 4}
+    "hl": (
+        None,
+        bytes.fromhex("0201070c030801002bf2fb06"),
+        bytes.fromhex("0201070c030802002bf2fb06862ff90d"),
+        bytes.fromhex("0201070c03080300862ff90d7581660781bc5d06"),
+    ),
+    # rows of unique ids, already in Java's HashMap order of their keys
+    "nu": (None, [], [(1, 1)], [(2, 3), (1, 2)], [(3, 4), (2, None)]),
+}
+"""Serialized bitmaps and sketches (made with pyroaring and Apache DataSketches for Python;
+Java reads both), and nested rows whose ``id`` keys collide (expected_differences.md,
+"`nested_update` from a null accumulator")."""
+AGGREGATION_DIFFERENCES = (AGGREGATE_NULL_RETRACTION,)
 NO_PARTIAL_PICKS = {"num-sorted-run.compaction-trigger": "100"}
 """Universal compaction never picks a subset of the runs (only full compactions merge)."""
 COMBINATIONS: tuple[Combination, ...] = (
@@ -308,43 +424,66 @@ COMBINATIONS: tuple[Combination, ...] = (
         ),
         (INS, UA, DEL),
         deletes_last=True,
+        differences=(REMOVE_RECORD_ON_DELETE,),
     ),
-    Combination("partial-update-sequence-groups", SEQUENCE_GROUPS, adds_first=True),
+    Combination(
+        "partial-update-sequence-groups",
+        SEQUENCE_GROUPS,
+        adds_first=True,
+        differences=(PARTIAL_UPDATE_RETRACTION_FIRST,),
+    ),
     Combination("partial-update-dv", PARTIAL_UPDATE.with_options(**DV), ADD_KINDS),
     Combination(
-        "aggregation-retract", AGGREGATION_RETRACT, domains=AGGREGATION_DOMAINS, adds_first=True
+        "aggregation-retract",
+        AGGREGATION_RETRACT,
+        domains=AGGREGATION_DOMAINS,
+        adds_first=True,
+        differences=AGGREGATION_DIFFERENCES,
     ),
     Combination(
         "aggregation-ignore-retract",
         AGGREGATION_IGNORE_RETRACT,
         domains=AGGREGATION_DOMAINS,
-        adds_first=True,
+        differences=(LISTAGG_BLANK,),
     ),
     Combination(
         "aggregation-dv",
         AGGREGATION_RETRACT.with_options(**DV),
         domains=AGGREGATION_DOMAINS,
         adds_first=True,
+        differences=AGGREGATION_DIFFERENCES,
     ),
     Combination("first-row", FIRST_ROW, (INS,)),
     Combination("first-row-ignore-delete", FIRST_ROW.with_options(**{"ignore-delete": "true"})),
     # no deletes with a sequence field: expected_differences.md ("`sequence.field` with deletes")
-    Combination("sequence-field", SEQUENCE_FIELD, ADD_KINDS, {"seq": SEQUENCE_DOMAIN}),
+    Combination(
+        "sequence-field",
+        SEQUENCE_FIELD,
+        ADD_KINDS,
+        {"seq": SEQUENCE_DOMAIN},
+        differences=(SEQUENCE_FIELD_DELETES,),
+    ),
     Combination("rowkind-field", ROWKIND_FIELD),
     Combination("changelog-input", _producer(DEDUP, "input")),
     Combination("changelog-lookup", _producer(SIMPLE, "lookup")),
     Combination("changelog-lookup-dv", _producer(SIMPLE, "lookup").with_options(**DV)),
-    Combination("changelog-full-compaction", _producer(SIMPLE, "full-compaction")),
+    Combination(
+        "changelog-full-compaction",
+        _producer(SIMPLE, "full-compaction"),
+        differences=(FULL_COMPACTION_DELTA_COMMITS,),
+    ),
     Combination(
         "changelog-lookup-aggregation",
         _producer(AGGREGATION_RETRACT, "lookup"),
         domains=AGGREGATION_DOMAINS,
         adds_first=True,
+        differences=AGGREGATION_DIFFERENCES,
     ),
     Combination(
         "changelog-lookup-partial-update-sequence-groups",
         _producer(SEQUENCE_GROUPS, "lookup"),
         adds_first=True,
+        differences=(PARTIAL_UPDATE_RETRACTION_FIRST,),
     ),
     Combination("changelog-lookup-first-row", _producer(FIRST_ROW, "lookup"), (INS,)),
     Combination(
@@ -352,9 +491,55 @@ COMBINATIONS: tuple[Combination, ...] = (
         _producer(AGGREGATION_RETRACT, "full-compaction"),
         domains=AGGREGATION_DOMAINS,
         adds_first=True,
+        differences=(*AGGREGATION_DIFFERENCES, FULL_COMPACTION_DELTA_COMMITS),
     ),
 )
-COMBINATIONS_BY_NAME = {combination.name: combination for combination in COMBINATIONS}
+EXTENDED_COMBINATIONS: tuple[Combination, ...] = (
+    Combination("deduplicate-default-value", DEDUP.with_options(**DEFAULT_VALUE)),
+    Combination(
+        "partial-update-default-value", PARTIAL_UPDATE.with_options(**DEFAULT_VALUE), ADD_KINDS
+    ),
+    Combination(
+        "sequence-fields",
+        SEQUENCE_FIELDS,
+        ADD_KINDS,
+        {"s1": (None, 0, 1, 2), "s2": (None, 0, 1)},
+        differences=(SEQUENCE_FIELD_DELETES,),
+    ),
+    Combination(
+        "partial-update-multi-field-sequence-groups",
+        MULTI_FIELD_SEQUENCE_GROUPS,
+        domains={"g1": (None, 0, 1), "g2": (None, 0, 1), "g3": (None, 0, 1)},
+        adds_first=True,
+        differences=(PARTIAL_UPDATE_RETRACTION_FIRST,),
+    ),
+    Combination(
+        "aggregation-sketches",
+        AGGREGATION_SKETCHES,
+        domains=SKETCH_DOMAINS,
+        differences=(
+            NESTED_UPDATE_NULL_ACCUMULATOR,
+            JAVA_PARQUET_NESTED_ROWS,
+        ),
+    ),
+    Combination(
+        "changelog-lookup-row-deduplicate",
+        _producer(SIMPLE, "lookup").with_options(**{"changelog-producer.row-deduplicate": "true"}),
+    ),
+    Combination(
+        "changelog-full-compaction-row-deduplicate",
+        _producer(SIMPLE, "full-compaction").with_options(
+            **{"changelog-producer.row-deduplicate": "true"}
+        ),
+        differences=(FULL_COMPACTION_DELTA_COMMITS,),
+    ),
+)
+"""Combinations added after the first differential pass (default values, two sequence fields,
+a two-field sequence group, binary sketches and nested_update, row-deduplicate). Kept apart
+from ``COMBINATIONS`` so that suites drawing from it (``spark_workloads``) opt in explicitly."""
+DIFFERENTIAL_COMBINATIONS = COMBINATIONS + EXTENDED_COMBINATIONS
+"""Every combination the Java differential (``test_reference_vs_java``) runs."""
+COMBINATIONS_BY_NAME = {combination.name: combination for combination in DIFFERENTIAL_COMBINATIONS}
 
 
 # --------------------------------------------------------------------------------------------
@@ -387,10 +572,9 @@ def apply_adds_first(combination: Combination, write: Write) -> Write:
     changes: list[Change] = []
     for kind, row in write.changes:
         key = compute_key(combination, row)
-        if key not in seen and kind.is_retract:
-            kind = INS
+        first = key not in seen
         seen.add(key)
-        changes.append((kind, row))
+        changes.append((INS if first and kind.is_retract else kind, row))
     return replace(write, changes=tuple(changes))
 
 
@@ -488,9 +672,13 @@ PK_DYNAMIC = TableSpec(
 )
 PK_CROSS_PARTITION = TableSpec(MATRIX_FIELDS, ("k",), ("p",), {"bucket": "-1"})
 
+APPEND_COMPACTION = {"compaction.min.file-num": "2", "compaction.max.file-num": "2"}
+"""Append compaction picks any two small files (the defaults wait for 5 or 50 files, more than
+a matrix history writes)."""
+
 TABLE_KINDS: tuple[TableKind, ...] = (
-    TableKind("append-unaware", APPEND_UNAWARE, (INS,)),
-    TableKind("append-fixed-bucket-key", APPEND_FIXED, (INS,)),
+    TableKind("append-unaware", APPEND_UNAWARE.with_options(**APPEND_COMPACTION), (INS,)),
+    TableKind("append-fixed-bucket-key", APPEND_FIXED.with_options(**APPEND_COMPACTION), (INS,)),
     TableKind("pk-fixed", PK_FIXED, ALL_KINDS),
     TableKind("pk-dynamic", PK_DYNAMIC, ALL_KINDS),
     # an overwrite of a cross-partition table would have to drop the global index's keys of
@@ -521,7 +709,28 @@ TABLE_KINDS: tuple[TableKind, ...] = (
     TableKind("pk-changelog-lookup", _producer(PK_FIXED, "lookup"), ALL_KINDS),
     TableKind("pk-changelog-full-compaction", _producer(PK_FIXED, "full-compaction"), ALL_KINDS),
 )
-TABLE_KINDS_BY_NAME = {kind.name: kind for kind in TABLE_KINDS}
+
+
+def unpartitioned(kind: TableKind) -> TableKind:
+    """``kind`` without partition keys: ``p`` is an ordinary column (part of the primary key of
+    primary-key kinds) and an overwrite replaces the whole table."""
+    return replace(
+        kind, name=f"{kind.name}-unpartitioned", spec=replace(kind.spec, partition_keys=())
+    )
+
+
+UNPARTITIONED_TABLE_KINDS: tuple[TableKind, ...] = tuple(
+    unpartitioned(kind) for kind in TABLE_KINDS if kind.name != "pk-cross-partition"
+)
+"""Every kind of ``TABLE_KINDS`` unpartitioned (a cross-partition table needs partitions)."""
+MATRIX_TABLE_KINDS = TABLE_KINDS + UNPARTITIONED_TABLE_KINDS
+TABLE_KINDS_BY_NAME = {kind.name: kind for kind in MATRIX_TABLE_KINDS}
+
+
+def matrix_overwrite(kind: TableKind) -> Mapping[str, Value]:
+    """What the matrix histories overwrite: partition ``p = 1``, or the whole unpartitioned
+    table."""
+    return {"p": 1} if kind.spec.partition_keys else {}
 
 
 def matrix_history(kind: TableKind) -> tuple[Step, ...]:
@@ -531,9 +740,7 @@ def matrix_history(kind: TableKind) -> tuple[Step, ...]:
     kinds = set(kind.kinds)
 
     def rows(pairs: Sequence[tuple[int, int]], value: int, row_kind: RowKind = INS) -> Write:
-        return Write(
-            tuple((row_kind, (p, k, value + k, f"s{value + k}")) for p, k in pairs)
-        )
+        return Write(tuple((row_kind, (p, k, value + k, f"s{value + k}")) for p, k in pairs))
 
     first = rows([(0, k) for k in range(4)] + [(1, k) for k in range(4, 7)], 10)
     update_kind = UA if UA in kinds else INS
@@ -542,29 +749,60 @@ def matrix_history(kind: TableKind) -> tuple[Step, ...]:
     if DEL in kinds:
         deletes = rows([(0, 2), (1, 6)], 20, DEL)
         if UB in kinds:
-            deletes = Write(deletes.changes + ((UB, (0, 1, 21, "s21")),))
+            deletes = Write((*deletes.changes, (UB, (0, 1, 21, "s21"))))
         history.append(deletes)
     history.append(Compact(full=True))
     if kind.overwrite:
         history.append(
-            Write(tuple((INS, (1, k, 30 + k, None)) for k in (4, 8)), overwrite={"p": 1})
+            Write(
+                tuple((INS, (1, k, 30 + k, None)) for k in (4, 8)), overwrite=matrix_overwrite(kind)
+            )
         )
     history.append(rows([(0, 3), (0, 9), (1, 9)], 40, update_kind))
     history.append(Compact(full=False))
     return tuple(history)
 
 
+def matrix_combination(kind: TableKind) -> Combination:
+    """The history rules of a matrix kind, as a :class:`Combination`: Java 0.9 reads what the
+    reference (which follows main) merged, so the kinds whose merges differ between 0.9 and
+    main avoid the same inputs as the differential combinations (``adds_first`` for
+    aggregation, a listagg column without blank strings, ``deletes_last`` with
+    ``partial-update.remove-record-on-delete``)."""
+    engine = kind.spec.option("merge-engine", "deduplicate")
+    if engine == "aggregation":
+        return Combination(
+            kind.name,
+            kind.spec,
+            kind.kinds,
+            {"s": NON_BLANK_DOMAIN},
+            adds_first=True,
+            differences=(AGGREGATE_NULL_RETRACTION, LISTAGG_BLANK),
+        )
+    if kind.spec.option("partial-update.remove-record-on-delete") == "true":
+        return Combination(
+            kind.name,
+            kind.spec,
+            kind.kinds,
+            deletes_last=True,
+            differences=(REMOVE_RECORD_ON_DELETE,),
+        )
+    return Combination(kind.name, kind.spec, kind.kinds)
+
+
 @st.composite
 def matrix_histories(draw: st.DrawFn, kind: TableKind, max_steps: int = 10) -> tuple[Step, ...]:
     """Random matrix histories (the slow tier): writes of the kind's row kinds over both
-    partitions, compactions, and partition overwrites where valid."""
+    partitions, compactions, and partition overwrites where valid, under the kind's history
+    rules (:func:`matrix_combination`)."""
+    combination = matrix_combination(kind)
     row = st.tuples(
         st.sampled_from(kind.kinds),
         st.tuples(
             st.sampled_from(PARTITION_DOMAIN),
             st.sampled_from(KEY_DOMAIN),
             st.sampled_from(DOMAINS["INT"]),
-            st.sampled_from(DOMAINS["STRING"]),
+            st.sampled_from(combination.domain(kind.spec.fields[3])),
         ),
     )
     batch = st.lists(row, min_size=1, max_size=8).map(tuple)
@@ -580,10 +818,11 @@ def matrix_histories(draw: st.DrawFn, kind: TableKind, max_steps: int = 10) -> t
         step_options.append(
             inserts.map(
                 lambda drawn: Write(
-                    tuple((INS, (1, k, v, "o")) for k, v in drawn), overwrite={"p": 1}
+                    tuple((INS, (1, k, v, "o")) for k, v in drawn),
+                    overwrite=matrix_overwrite(kind),
                 )
             )
         )
     first = draw(batch.map(Write))
     rest = draw(st.lists(st.one_of(*step_options), min_size=2, max_size=max_steps - 1))
-    return (first, *rest)
+    return apply_rules(combination, (first, *rest))

@@ -39,11 +39,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
         "time-travels the schema for scan.snapshot-id; it even narrows the widened BIGINT "
         "column back to INT by truncation); the reference streams in the latest schema"
     ),
-    ("validate", "changelog_input"): (
-        "Java 0.9's full compaction wrote a file whose _MAX_KEY (2) is a key it dropped (a "
-        "-D at the top level): KeyValueDataFileWriter keeps the last key object, which the "
-        "reader reuses; the validator reports KEY_RANGE_MISMATCH for a table Java wrote"
-    ),
 }
 """Where the reference (or its validator) and Java 0.9 disagree on a golden table, and why.
 Strict: a difference that disappears fails until its entry is removed."""

@@ -90,6 +90,29 @@ def compute_fields(predicate: Predicate) -> set[str]:
     return set().union(*(compute_fields(child) for child in predicate.children))
 
 
+def compute_conjuncts(predicate: Predicate) -> list[Predicate]:
+    """The top-level conjuncts of ``predicate`` (a non-``And`` predicate is its own one)."""
+    if isinstance(predicate, And):
+        return [c for child in predicate.children for c in compute_conjuncts(child)]
+    return [predicate]
+
+
+def compute_predicate_without_fields(
+    predicate: Predicate | None, fields: frozenset[str]
+) -> Predicate | None:
+    """``predicate`` without the conjuncts that refer to any of ``fields`` (``None`` when
+    nothing is left): a weaker filter, safe wherever it only prunes.
+
+    Java: ``PredicateBuilder.splitAnd`` as ``DefaultValueAssigner.handlePredicate`` uses it.
+    """
+    if predicate is None:
+        return None
+    kept = [c for c in compute_conjuncts(predicate) if not compute_fields(c) & fields]
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else And(tuple(kept))
+
+
 # --------------------------------------------------------------------------------------------
 # Test on one row
 # --------------------------------------------------------------------------------------------

@@ -85,8 +85,10 @@ from reference.store.query import load_schemas
 from reference.store.read import (
     ChangeRow,
     apply_deletion_vector,
+    apply_record_defaults,
     compute_data_file_path,
     compute_key_types,
+    compute_read_defaults,
     compute_table_merge_setup,
     compute_value_mapper,
     read_deletion_vector,
@@ -1046,4 +1048,5 @@ def read_changes(
     )
     if not keep_retractions:
         records = [record for record in records if record.kind.is_add]
+    records = apply_record_defaults(records, compute_read_defaults(schema))
     return IncrementalResult(schema, change_range, records)

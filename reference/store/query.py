@@ -28,7 +28,12 @@ from reference.spec.predicate import Predicate
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.store import metadata
-from reference.store.read import ChangeRow, apply_filter_and_projection, read_split
+from reference.store.read import (
+    ChangeRow,
+    apply_filter_and_projection,
+    compute_pruning_predicate,
+    read_split,
+)
 from reference.store.scan import ScanPlan, plan_scan
 
 
@@ -58,9 +63,7 @@ def resolve_snapshot(
     if travel.tag is not None:
         return metadata.read_tag(file_io, table_root, travel.tag, branch).snapshot
     if travel.timestamp_millis is not None:
-        found = metadata.find_snapshot_at_time(
-            file_io, table_root, travel.timestamp_millis, branch
-        )
+        found = metadata.find_snapshot_at_time(file_io, table_root, travel.timestamp_millis, branch)
         if found is None:
             raise SnapshotNotFoundError(
                 f"no snapshot at or before {travel.timestamp_millis}", path=table_root
@@ -110,7 +113,8 @@ def read_table(
         return ReadResult(schema, None, None, [])
     if travel != LATEST:
         schema = schemas[snapshot.schema_id]
-    plan = plan_scan(file_io, table_root, snapshot, schema, schemas, predicate=predicate)
+    pruning = compute_pruning_predicate(predicate, schema)
+    plan = plan_scan(file_io, table_root, snapshot, schema, schemas, predicate=pruning)
     rows: list[ChangeRow] = []
     for split in plan.splits:
         rows.extend(read_split(file_io, split, schema, schemas, predicate=predicate))

@@ -26,23 +26,36 @@ Rules:
    rules out is not read, and with a row-set answer only those rows are read. Rule 5's filter
    still decides. (Java main also reads some other primary-key splits without merging, a
    single level or a lone file; the reference merges those and does not narrow them.)
+7. Default values (Paimon 0.9, option ``fields.<f>.default-value``): after the merge, every
+   null of a field that has a default reads as the default; filters see the filled rows. A
+   file's statistics and indexes describe the nulls, not the defaults, so conjuncts on such
+   fields never prune files or rows (Java ``operation/DefaultValueAssigner``, applied by
+   ``AbstractDataTableRead`` to every read of a data table, batch, incremental or streaming).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cmp_to_key
 from typing import Any
 
 from reference import layout
 from reference.errors import naming_file
 from reference.io import FileIO
-from reference.merge.engine import MergeSetup, compute_merge_setup, merge, order_records
+from reference.merge.engine import (
+    MergeSetup,
+    apply_default_values,
+    compute_default_values,
+    compute_merge_setup,
+    merge,
+    order_records,
+    parse_merge_options,
+)
 from reference.spec import types as t
 from reference.spec.casts import cast_value
 from reference.spec.compare import compare_rows
-from reference.spec.data import Row, RowKind
+from reference.spec.data import Row, RowKind, Value
 from reference.spec.data_file import (
     SEQUENCE_NUMBER_FIELD,
     VALUE_KIND_FIELD,
@@ -56,7 +69,11 @@ from reference.spec.file_format import arrow_to_rows, decode_data_file, parse_fi
 from reference.spec.file_index.result import ResultKind, is_remain
 from reference.spec.file_index.roaring import RowIds
 from reference.spec.key_value import KeyValue
-from reference.spec.predicate import Predicate, is_row_matching
+from reference.spec.predicate import (
+    Predicate,
+    compute_predicate_without_fields,
+    is_row_matching,
+)
 from reference.spec.schema import TableSchema
 from reference.store.changelog import compute_lookup_strategy, is_lookup_merge, merge_lookup
 from reference.store.file_index import evaluate_file_at_read
@@ -337,6 +354,47 @@ def read_primary_key_split(
 
 
 # --------------------------------------------------------------------------------------------
+# Default values (rule 7)
+# --------------------------------------------------------------------------------------------
+
+
+def compute_read_defaults(schema: TableSchema) -> tuple[Value, ...] | None:
+    """The default of each field of ``schema`` (``None`` where it has none), or ``None`` when
+    no field has one."""
+    options = parse_merge_options(schema.options)
+    defaults = compute_default_values(options, schema.logical_row_type)
+    return defaults if any(d is not None for d in defaults) else None
+
+
+def compute_pruning_predicate(predicate: Predicate | None, schema: TableSchema) -> Predicate | None:
+    """The part of ``predicate`` that may prune files and rows: without the conjuncts on
+    fields that have a default value."""
+    defaults = compute_read_defaults(schema)
+    if defaults is None:
+        return predicate
+    defaulted = frozenset(
+        f.name for f, d in zip(schema.fields, defaults, strict=True) if d is not None
+    )
+    return compute_predicate_without_fields(predicate, defaulted)
+
+
+def apply_read_defaults(rows: list[ChangeRow], defaults: Sequence[Value] | None) -> list[ChangeRow]:
+    """Rule 7 on read rows."""
+    if defaults is None:
+        return rows
+    return [(kind, apply_default_values(row, defaults)) for kind, row in rows]
+
+
+def apply_record_defaults(
+    records: list[KeyValue], defaults: Sequence[Value] | None
+) -> list[KeyValue]:
+    """Rule 7 on change records (incremental and streaming reads keep sequence numbers)."""
+    if defaults is None:
+        return records
+    return [replace(r, value=apply_default_values(r.value, defaults)) for r in records]
+
+
+# --------------------------------------------------------------------------------------------
 # Whole reads
 # --------------------------------------------------------------------------------------------
 
@@ -351,9 +409,13 @@ def read_split(
 ) -> list[ChangeRow]:
     """The rows of one split under ``schema`` (all fields). ``predicate`` lets file indexes
     narrow the read (rule 6); it does not filter: the caller applies it (rule 5)."""
+    defaults = compute_read_defaults(schema)
+    narrowing = compute_pruning_predicate(predicate, schema)
     if schema.is_primary_key_table:
-        return read_primary_key_split(file_io, split, schema, schemas, predicate)
-    return read_append_split(file_io, split, schema, schemas, predicate)
+        rows = read_primary_key_split(file_io, split, schema, schemas, narrowing)
+    else:
+        rows = read_append_split(file_io, split, schema, schemas, narrowing)
+    return apply_read_defaults(rows, defaults)
 
 
 @dataclass(frozen=True)

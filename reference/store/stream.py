@@ -85,7 +85,7 @@ from reference.store.incremental import (
     read_snapshot_change_entries,
 )
 from reference.store.query import load_schemas
-from reference.store.read import ChangeRow
+from reference.store.read import ChangeRow, apply_record_defaults, compute_read_defaults
 from reference.store.scan import (
     compute_live_entries,
     list_snapshot_manifests,
@@ -318,11 +318,12 @@ def read_full_records(
         if schema.core_options.deletion_vectors_enabled
         else {}
     )
-    return [
+    records = [
         record
         for split in compute_splits(table_root, schema, snapshot.id, live, deletion_files)
         for record in read_merged_split(file_io, split, schema, schemas, keep_retractions=False)
     ]
+    return apply_record_defaults(records, compute_read_defaults(schema))
 
 
 def is_follow_up_snapshot(snapshot: Snapshot, producer: ChangelogProducer) -> bool:
@@ -345,11 +346,12 @@ def read_entries_records(
 ) -> list[KeyValue]:
     """Every record of the entries' files, unmerged, bucket after bucket."""
     schemas = load_schemas(file_io, table_root)
-    return [
+    records = [
         record
         for split in compute_splits(table_root, schema, snapshot_id, entries)
         for record in read_raw_split(file_io, split, schema, schemas)
     ]
+    return apply_record_defaults(records, compute_read_defaults(schema))
 
 
 def as_deletion(record: KeyValue) -> KeyValue:

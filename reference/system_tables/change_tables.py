@@ -41,6 +41,7 @@ from reference.store.incremental import (
     read_merged_split,
 )
 from reference.store.query import load_schemas
+from reference.store.read import apply_record_defaults, compute_read_defaults
 from reference.store.scan import (
     compute_live_entries,
     is_level_zero_skipped,
@@ -94,13 +95,14 @@ def read_snapshot_records(
         if schema.core_options.deletion_vectors_enabled
         else {}
     )
-    return [
+    records = [
         record
         for split in compute_splits(table_root, schema, snapshot.id, live, deletion_files)
         for record in read_merged_split(
             file_io, split, schema, schemas, keep_retractions=keep_retractions
         )
     ]
+    return apply_record_defaults(records, compute_read_defaults(schema))
 
 
 def compute_read_schema(

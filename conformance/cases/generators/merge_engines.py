@@ -208,6 +208,18 @@ def partial_update() -> Iterator[CaseSpec]:
         options,
     )
     yield pk_case(
+        "merge-engine/partial_update_default_value_seed",
+        "the seeds' example: a field no record set reads as its 'fields.<f>.default-value' (0.9)",
+        [*refs, "seed 003 partial-update", "Java 0.9: operation.DefaultValueAssigner"],
+        ("k INT NOT NULL", "a INT", "b INT", "c INT"),
+        [
+            inserts((1, 1, None, None)),
+            inserts((1, None, None, 1)),
+            read(Hand([ins(1, 1, 0, 1)])),
+        ],
+        {**options, "fields.b.default-value": "0"},
+    )
+    yield pk_case(
         "merge-engine/partial_update_same_batch",
         "partial updates of one key inside one batch combine",
         refs,
