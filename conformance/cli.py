@@ -212,7 +212,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_conformance_parser(commands)
     add_validate_parser(commands)
+
+    bench = commands.add_parser("bench", help="benchmark reports (the suites: bench/README.md)")
+    bench_commands = bench.add_subparsers(dest="bench_command", required=True)
+    report = bench_commands.add_parser(
+        "report", help="turn pytest-benchmark JSON files into report.md with tables and plots"
+    )
+    report.add_argument("json", nargs="+", help="pytest-benchmark JSON (or journal) files")
+    report.add_argument("--machine", help="results directory name under bench/results/")
+    report.add_argument("--out", help="output directory")
+    report.set_defaults(run=command_bench_report)
     return parser
+
+
+def command_bench_report(args: argparse.Namespace) -> int:
+    """``paimon-kit bench report``: :func:`bench.report.main` on the same arguments."""
+    from bench import report  # noqa: PLC0415 (only this subcommand needs it)
+
+    argv = [*args.json]
+    if args.machine:
+        argv += ["--machine", args.machine]
+    if args.out:
+        argv += ["--out", args.out]
+    report.main(argv)
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
