@@ -202,6 +202,25 @@ def is_field_in_set(since: FieldSet, field_set: FieldSet) -> bool:
     return field_set.rank >= since.rank
 
 
+def compute_file_field_set(meta: DataFileMeta) -> FieldSet:
+    """The oldest field set that holds every non-null field of ``meta``: a file that a newer
+    writer described (e.g. with ``_VALUE_STATS_COLS``) keeps its description when an older-set
+    writer re-commits it (a compaction deleting it, an overwrite)."""
+    if meta.write_cols_sequences is not None:
+        return FieldSet.PAIMON_MAIN
+    if meta.first_row_id is not None or meta.write_cols is not None:
+        return FieldSet.PAIMON_1_3
+    if meta.value_stats_cols is not None or meta.external_path is not None:
+        return FieldSet.PAIMON_1_0
+    return FieldSet.PAIMON_0_9
+
+
+def compute_entries_field_set(entries: Sequence[ManifestEntry], floor: FieldSet) -> FieldSet:
+    """The field set to encode ``entries`` with: ``floor``, or newer where a file needs it."""
+    needed = [compute_file_field_set(entry.file) for entry in entries]
+    return max([floor, *needed], key=lambda field_set: field_set.rank)
+
+
 class FileKind(Enum):
     """Whether a manifest entry adds or deletes its file (Java ``FileKind``; a TINYINT)."""
 

@@ -118,6 +118,7 @@ from reference.spec.manifest import (
     IndexManifestEntry,
     ManifestEntry,
     ManifestFileMeta,
+    compute_entries_field_set,
     compute_record_count_delta,
     encode_index_manifest,
     encode_manifest_entries,
@@ -619,10 +620,12 @@ def write_meta_file(writer: MetaWriter, name: str, data: bytes) -> None:
 
 
 def encode_manifest(writer: MetaWriter, entries: Sequence[ManifestEntry]) -> bytes:
+    """A data manifest in the writer's field set, or a newer one where an entry's file was
+    described by a newer writer (:func:`compute_entries_field_set`)."""
     return encode_manifest_entries(
         entries,
         parse_manifest_format(writer.options.manifest_format),
-        field_set=writer.field_set,
+        field_set=compute_entries_field_set(entries, writer.field_set),
         compression=writer.options.manifest_compression,
     )
 
