@@ -831,6 +831,35 @@ def merge_records(table: pa.Table, config: MergeConfig) -> pa.Table:
     ordered = sort_records(table, config)
     segments = compute_segments(compute_segment_starts(ordered, config.key_names), len(ordered))
     kinds = kinds_of(ordered)
+    if config.engine in (MergeEngine.PARTIAL_UPDATE, MergeEngine.AGGREGATE):
+        lone = segments.sizes == 1
+        if lone.any():
+            return merge_with_lone_records(ordered, segments, kinds, lone, config)
+    return merge_sorted(ordered, segments, kinds, config)
+
+
+def merge_with_lone_records(
+    ordered: pa.Table, segments: Segments, kinds: np.ndarray, lone: np.ndarray, config: MergeConfig
+) -> pa.Table:
+    """A key's only record is read as written, not merged (Java 0.9 reads through
+    ``ReducerMergeFunctionWrapper``): its values as they are, and nothing when it is a
+    retraction. The other keys are merged."""
+    names = [f.name for f in config.fields]
+    row_is_lone = lone[segments.group_of]
+    kept_lone = ordered.filter(pa.array(row_is_lone & is_add_kind(kinds))).select(names)
+    rest = ordered.filter(pa.array(~row_is_lone))
+    if rest.num_rows == 0:
+        return kept_lone
+    rest_segments = compute_segments(compute_segment_starts(rest, config.key_names), len(rest))
+    merged = merge_sorted(rest, rest_segments, kinds_of(rest), config)
+    return pa.concat_tables([merged, kept_lone.cast(merged.schema)])
+
+
+def merge_sorted(
+    ordered: pa.Table, segments: Segments, kinds: np.ndarray, config: MergeConfig
+) -> pa.Table:
+    """Merge the key segments of a sorted table with the table's engine."""
+    names = [f.name for f in config.fields]
     if config.needs_slow_path:
         from spark_impl.merge_slow import merge_slow  # noqa: PLC0415 (it imports this module)
 

@@ -191,12 +191,7 @@ REGRESSIONS: tuple[Regression, ...] = (
             SEQUENCE_GROUPS,
             (inserts((2, -1, "a", None, 3, 0)), PLAIN),
         ),
-        "spark_impl: its batch read returns (2, None, None, None, 3, 0): "
-        "spark_impl.merge.merge_records (merge_slow for sequence groups) runs the partial-update "
-        "merge on a key's only record, and a null group sequence field drops the group's "
-        "values; Java 0.9 reads through ReducerMergeFunctionWrapper "
-        "(MergeFileSplitRead.createMergeReader), which returns a lone record as written: "
-        "(2, -1, 'a', None, 3, 0), as the reference reads both tables",
+        None,  # fixed: spark_impl.merge.merge_with_lone_records reads a lone record as written
     ),
     Regression(
         "spark-lookup-compaction-list-column",
