@@ -26,6 +26,9 @@ import pyarrow as pa
 
 from reference.spec import types as t
 from reference.spec.data import Row, RowKind, Timestamp, Value
+from reference.spec.file_format import FileFormat
+from reference.spec.options import AGGREGATE_FUNCTIONS as OPTION_AGGREGATE_FUNCTIONS
+from reference.spec.options import ChangelogProducer, MergeEngine
 
 # --------------------------------------------------------------------------------------------
 # Capabilities
@@ -75,35 +78,41 @@ FILE_INDEX_PREFIX = "file-index:"
 FORMAT_TABLE_PREFIX = "format-table:"
 FORMAT_TABLE_FORMATS = ("csv", "parquet", "orc")
 
-MERGE_ENGINES = ("deduplicate", "partial-update", "aggregation", "first-row")
-CHANGELOG_PRODUCERS = ("input", "lookup", "full-compaction")
-FILE_FORMATS = ("parquet", "orc", "avro")
-AGGREGATE_FUNCTIONS = (
-    "sum",
-    "product",
-    "max",
-    "min",
-    "last_value",
-    "last_non_null_value",
-    "first_value",
-    "first_non_null_value",
-    "first_not_null_value",
-    "listagg",
-    "bool_and",
-    "bool_or",
-    "collect",
-    "merge_map",
-    "merge_map_with_keytime",
-    "nested_update",
-    "nested_partial_update",
-    "rbm32",
-    "rbm64",
-    "theta_sketch",
-    "hll_sketch",
-)
-"""Aggregate functions a case may require (Paimon 0.9 and main; ``count`` was removed)."""
+PRIMARY_KEY_AGGREGATE = "primary-key"
+MERGE_ENGINES = tuple(engine.value for engine in MergeEngine)
+CHANGELOG_PRODUCERS = tuple(p.value for p in ChangelogProducer if p is not ChangelogProducer.NONE)
+FILE_FORMATS = tuple(f.value for f in FileFormat)
+AGGREGATE_FUNCTIONS = tuple(sorted(OPTION_AGGREGATE_FUNCTIONS - {PRIMARY_KEY_AGGREGATE}))
+"""Aggregate functions a case may require: what ``fields.<f>.aggregate-function`` accepts in
+0.9 or main, without ``primary-key`` (a marker, not a function)."""
 FILE_INDEX_TYPES = ("bloom-filter", "bitmap", "bsi")
 SYSTEM_TABLES = ("snapshots", "schemas", "options", "tags", "files", "manifests", "audit_log")
+READ_CAPABILITIES = frozenset(
+    {
+        CAP_READ,
+        CAP_PROJECTION,
+        CAP_FILTER,
+        CAP_TRAVEL_SNAPSHOT,
+        CAP_TRAVEL_TAG,
+        CAP_TRAVEL_TIMESTAMP,
+    }
+)
+"""Batch reads with projection, filters and every form of time travel."""
+LAYOUT_CAPABILITIES = frozenset(
+    {
+        CAP_PRIMARY_KEY,
+        CAP_APPEND,
+        CAP_PARTITION,
+        CAP_BUCKET_FIXED,
+        CAP_BUCKET_DYNAMIC,
+        CAP_BUCKET_UNAWARE,
+        CAP_BUCKET_KEY,
+        CAP_SEQUENCE_FIELD,
+        CAP_ROWKIND_FIELD,
+        CAP_FILE_INDEX,
+    }
+)
+"""The table layouts every built-in engine handles (each adds what else it does)."""
 
 
 def merge_engine_capability(name: str) -> str:

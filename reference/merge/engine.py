@@ -69,6 +69,7 @@ from reference.merge.sequence import order_records as order_by_sequence
 from reference.spec import types as t
 from reference.spec.data import Row, RowKind, Value, days_from_date
 from reference.spec.key_value import KeyValue
+from reference.spec.options import MergeEngine
 
 # --------------------------------------------------------------------------------------------
 # Option keys (Java CoreOptions)
@@ -96,15 +97,6 @@ FIELDS_DEFAULT_AGGREGATE_FUNCTION = aggregation.DEFAULT_AGGREGATE_FUNCTION_OPTIO
 DEFAULT_AGGREGATE_FUNCTION_SEGMENT = "default-aggregate-function"
 DEFAULT_VALUE_SUFFIX = "default-value"
 """``fields.<f>.default-value`` (0.9.0; main keeps default values in the schema instead)."""
-
-
-class MergeEngine(Enum):
-    """``merge-engine`` (Java ``CoreOptions.MergeEngine``)."""
-
-    DEDUPLICATE = "deduplicate"
-    PARTIAL_UPDATE = "partial-update"
-    AGGREGATION = "aggregation"
-    FIRST_ROW = "first-row"
 
 
 DIFFERENCES_FROM_0_9: Mapping[str, str] = {
@@ -319,7 +311,7 @@ def compute_merge_setup(
             aggregation_remove_record_on_delete=parsed.aggregation_remove_record_on_delete,
         )
         return replace(setup, partial_update=config)
-    if parsed.merge_engine is MergeEngine.AGGREGATION:
+    if parsed.merge_engine is MergeEngine.AGGREGATE:
         aggregation_config = compute_aggregation_config(
             row_type,
             primary_keys,

@@ -105,8 +105,8 @@ def compute_predicate_without_fields(
 
     Java: ``PredicateBuilder.splitAnd`` as ``DefaultValueAssigner.handlePredicate`` uses it.
     """
-    if predicate is None:
-        return None
+    if predicate is None or not fields:
+        return predicate
     kept = [c for c in compute_conjuncts(predicate) if not compute_fields(c) & fields]
     if not kept:
         return None

@@ -59,7 +59,7 @@ from enum import Enum
 from functools import cmp_to_key
 
 from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature
-from reference.merge.engine import MergeEngine, parse_merge_options
+from reference.merge.engine import parse_merge_options
 from reference.spec import types as t
 from reference.spec.binary_row import compute_binary_row_hash, encode_binary_row
 from reference.spec.bucket import (
@@ -78,7 +78,7 @@ from reference.spec.java_collections import (
     compute_java_hash_map_capacity,
     compute_java_hash_map_order,
 )
-from reference.spec.options import parse_int, parse_long
+from reference.spec.options import MergeEngine, parse_int, parse_long
 from reference.spec.schema import TableSchema
 
 BUCKET_OPTION = "bucket"
@@ -629,7 +629,7 @@ def route_bulk_load(
         partition = compute_projection(first_row, keys.partition_indexes)
         bucket = apply_bucket_for_partition(state, partition, target)
         routed.append(RoutedRow(partition, bucket, first_kind, first_row))
-        if engine in (MergeEngine.PARTIAL_UPDATE, MergeEngine.AGGREGATION):
+        if engine in (MergeEngine.PARTIAL_UPDATE, MergeEngine.AGGREGATE):
             routed.extend(
                 RoutedRow(partition, bucket, kind, compute_row_in_partition(row, partition, keys))
                 for kind, row in group[1:]

@@ -59,12 +59,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from reference.merge.engine import MergeEngine, MergeSetup, merge, parse_merge_options
+from reference.merge.engine import MergeSetup, merge, parse_merge_options
 from reference.merge.first_row import apply_first_row
 from reference.merge.sequence import compare_sequence
 from reference.spec.data import Row, RowKind
 from reference.spec.key_value import KeyValue
-from reference.spec.options import ChangelogProducer, option_value
+from reference.spec.options import ChangelogProducer, MergeEngine, option_value
 from reference.spec.schema import TableSchema
 
 FORCE_LOOKUP_OPTION = "force-lookup"

@@ -103,7 +103,7 @@ from enum import Enum
 from reference import layout
 from reference.errors import InvalidOptionError, UnsupportedFeature
 from reference.io import FileIO
-from reference.merge.engine import MergeEngine, MergeSetup, merge
+from reference.merge.engine import MergeSetup, merge
 from reference.spec import types as t
 from reference.spec.column_stats import parse_stats_mode
 from reference.spec.commit_message import CommitMessage, CompactIncrement, IndexIncrement
@@ -120,7 +120,12 @@ from reference.spec.deletion_vector import (
 )
 from reference.spec.key_value import KeyValue
 from reference.spec.manifest import IndexFileMeta
-from reference.spec.options import ChangelogProducer, option_value, validate_engine_combinations
+from reference.spec.options import (
+    ChangelogProducer,
+    MergeEngine,
+    option_value,
+    validate_engine_combinations,
+)
 from reference.spec.schema import TableSchema
 from reference.store import changelog as cl
 from reference.store import metadata

@@ -366,15 +366,19 @@ def compute_read_defaults(schema: TableSchema) -> tuple[Value, ...] | None:
     return defaults if any(d is not None for d in defaults) else None
 
 
+def compute_defaulted_fields(
+    schema: TableSchema, defaults: Sequence[Value] | None
+) -> frozenset[str]:
+    """The names of the fields that have a default value."""
+    if defaults is None:
+        return frozenset()
+    return frozenset(f.name for f, d in zip(schema.fields, defaults, strict=True) if d is not None)
+
+
 def compute_pruning_predicate(predicate: Predicate | None, schema: TableSchema) -> Predicate | None:
     """The part of ``predicate`` that may prune files and rows: without the conjuncts on
     fields that have a default value."""
-    defaults = compute_read_defaults(schema)
-    if defaults is None:
-        return predicate
-    defaulted = frozenset(
-        f.name for f, d in zip(schema.fields, defaults, strict=True) if d is not None
-    )
+    defaulted = compute_defaulted_fields(schema, compute_read_defaults(schema))
     return compute_predicate_without_fields(predicate, defaulted)
 
 
@@ -410,7 +414,9 @@ def read_split(
     """The rows of one split under ``schema`` (all fields). ``predicate`` lets file indexes
     narrow the read (rule 6); it does not filter: the caller applies it (rule 5)."""
     defaults = compute_read_defaults(schema)
-    narrowing = compute_pruning_predicate(predicate, schema)
+    narrowing = compute_predicate_without_fields(
+        predicate, compute_defaulted_fields(schema, defaults)
+    )
     if schema.is_primary_key_table:
         rows = read_primary_key_split(file_io, split, schema, schemas, narrowing)
     else:

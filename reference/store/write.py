@@ -72,7 +72,6 @@ from reference import layout
 from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature, naming_file
 from reference.io import FileIO
 from reference.merge.engine import (
-    MergeEngine,
     MergeOptions,
     MergeSetup,
     compute_merge_setup,
@@ -108,6 +107,7 @@ from reference.spec.key_value import KeyValue
 from reference.spec.manifest import FileKind, IndexFileMeta, ManifestEntry
 from reference.spec.options import (
     ChangelogProducer,
+    MergeEngine,
     option_value,
     validate_engine_combinations,
 )

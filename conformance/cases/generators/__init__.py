@@ -173,6 +173,27 @@ def cols(*specs: str) -> list[t.DataField]:
     return fields
 
 
+def table_case(
+    case_id: str,
+    description: str,
+    refs: Sequence[str],
+    columns: Sequence[str],
+    steps: Sequence[Mapping[str, Any]],
+    **table: Any,
+) -> CaseSpec:
+    """A case over a table of ``columns`` (``"name TYPE"`` strings); its area is the id's
+    prefix, and ``table`` sets the other :class:`CaseSpec` fields (keys, options, setup, ...)."""
+    return CaseSpec(
+        id=case_id,
+        area=case_id.split("/", maxsplit=1)[0],
+        description=description,
+        spec_refs=refs,
+        fields=cols(*columns),
+        steps=steps,
+        **table,
+    )
+
+
 def ins(*values: JsonValue) -> list[JsonValue]:
     return ["+I", *values]
 

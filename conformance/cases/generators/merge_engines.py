@@ -19,6 +19,7 @@ from conformance.cases.generators import (
     ins,
     inserts,
     read,
+    table_case,
     upd,
     write,
 )
@@ -39,19 +40,17 @@ def pk_case(  # noqa: PLR0917 (a case reads as id, text, refs, columns, steps, o
     steps: Sequence[Mapping[str, Any]],
     options: Mapping[str, str] | None = None,
     *,
-    area: str = "merge-engine",
     primary_keys: Sequence[str] = ("k",),
 ) -> CaseSpec:
     """A primary-key table in one bucket (plus ``options``)."""
-    return CaseSpec(
-        id=case_id,
-        area=area,
-        description=description,
-        spec_refs=refs,
-        fields=cols(*columns),
+    return table_case(
+        case_id,
+        description,
+        refs,
+        columns,
+        steps,
         primary_keys=primary_keys,
         options={**ONE_BUCKET, **(options or {})},
-        steps=steps,
     )
 
 
@@ -417,7 +416,6 @@ def aggregation() -> Iterator[CaseSpec]:
     )
     yield CaseSpec(
         id="merge-engine/agg_merge_map_with_keytime",
-        area="merge-engine",
         description="merge_map_with_keytime (main only): per map key the row with the larger "
         "time string wins, a null row removes the key",
         spec_refs=[*refs, "main: MergeMapWithKeyTimeAgg"],
@@ -579,7 +577,6 @@ def sequence_field() -> Iterator[CaseSpec]:
             read(Hand([ins(1, "new", 20), ins(2, "b2", 6)])),
         ],
         {"sequence.field": "ts"},
-        area="sequence-field",
     )
     yield pk_case(
         "sequence-field/out_of_order_same_batch",
@@ -591,7 +588,6 @@ def sequence_field() -> Iterator[CaseSpec]:
             read(Hand([ins(1, "x", 3)])),
         ],
         {"sequence.field": "ts"},
-        area="sequence-field",
     )
     yield pk_case(
         "sequence-field/ties_keep_input_order",
@@ -604,7 +600,6 @@ def sequence_field() -> Iterator[CaseSpec]:
             read(),
         ],
         {"sequence.field": "ts"},
-        area="sequence-field",
     )
     yield pk_case(
         "sequence-field/late_delete_ignored",
@@ -617,7 +612,6 @@ def sequence_field() -> Iterator[CaseSpec]:
             read(),
         ],
         {"sequence.field": "ts"},
-        area="sequence-field",
     )
     yield pk_case(
         "sequence-field/two_fields",
@@ -631,7 +625,6 @@ def sequence_field() -> Iterator[CaseSpec]:
             read(),
         ],
         {"sequence.field": "s1,s2"},
-        area="sequence-field",
     )
     yield pk_case(
         "sequence-field/timestamp_field",
@@ -644,7 +637,6 @@ def sequence_field() -> Iterator[CaseSpec]:
             read(),
         ],
         {"sequence.field": "ts"},
-        area="sequence-field",
     )
     yield pk_case(
         "sequence-field/partial_update",
@@ -657,7 +649,6 @@ def sequence_field() -> Iterator[CaseSpec]:
             read(),
         ],
         {"sequence.field": "ts", "merge-engine": "partial-update"},
-        area="sequence-field",
     )
 
 
@@ -676,7 +667,6 @@ def rowkind_field() -> Iterator[CaseSpec]:
             read(Hand([ins(2, "b", "+I")])),
         ],
         {"rowkind.field": "op"},
-        area="rowkind-field",
     )
     yield pk_case(
         "rowkind-field/update_by_column",
@@ -689,7 +679,6 @@ def rowkind_field() -> Iterator[CaseSpec]:
             read(),
         ],
         {"rowkind.field": "op"},
-        area="rowkind-field",
     )
     yield pk_case(
         "rowkind-field/aggregation_retract",
@@ -707,5 +696,4 @@ def rowkind_field() -> Iterator[CaseSpec]:
             "fields.v.aggregate-function": "sum",
             "fields.op.aggregate-function": "last_value",
         },
-        area="rowkind-field",
     )

@@ -12,7 +12,6 @@ from conformance.cases.generators import (
     JsonValue,
     all_of,
     any_of,
-    cols,
     compact,
     delete,
     expect_error,
@@ -21,6 +20,7 @@ from conformance.cases.generators import (
     inserts,
     leaf,
     read,
+    table_case,
     upd,
     write,
 )
@@ -36,34 +36,8 @@ DOC_FILE_INDEX = "docs/docs/concepts/spec/fileindex.mdx"
 DOC_QUERY = "docs/docs/primary-key-table/query-performance.md"
 
 
-def case(
-    case_id: str,
-    description: str,
-    refs: Sequence[str],
-    columns: Sequence[str],
-    steps: Sequence[Mapping[str, Any]],
-    *,
-    primary_keys: Sequence[str] = (),
-    partition_keys: Sequence[str] = (),
-    options: Mapping[str, str] | None = None,
-    setup: Sequence[Mapping[str, Any]] = (),
-    check_in_table: bool = False,
-    java: bool = True,
-) -> CaseSpec:
-    return CaseSpec(
-        id=case_id,
-        area=case_id.split("/", maxsplit=1)[0],
-        description=description,
-        spec_refs=refs,
-        fields=cols(*columns),
-        primary_keys=primary_keys,
-        partition_keys=partition_keys,
-        options=dict(options or {}),
-        steps=steps,
-        setup=setup,
-        check_in_table=check_in_table,
-        java=java,
-    )
+case = table_case
+"""Every storage case is a plain :func:`table_case`."""
 
 
 def rows_of(*values: Sequence[JsonValue]) -> list[list[JsonValue]]:

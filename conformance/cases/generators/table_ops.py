@@ -20,6 +20,7 @@ from conformance.cases.generators import (
     inserts,
     read,
     system_table,
+    table_case,
     tag,
     upd,
     write,
@@ -45,16 +46,15 @@ def case(
     partition_keys: Sequence[str] = (),
 ) -> CaseSpec:
     default = {"bucket": "1"} if primary_keys else {}
-    return CaseSpec(
-        id=case_id,
-        area=case_id.split("/", maxsplit=1)[0],
-        description=description,
-        spec_refs=refs,
-        fields=cols(*columns),
+    return table_case(
+        case_id,
+        description,
+        refs,
+        columns,
+        steps,
         primary_keys=primary_keys,
         partition_keys=partition_keys,
         options={**default, **(options or {})},
-        steps=steps,
     )
 
 
@@ -674,16 +674,15 @@ def refused(
     name: str, description: str, refs: Sequence[str], columns: Sequence[str], **table: Any
 ) -> CaseSpec:
     """A table definition that must be refused at creation."""
-    return CaseSpec(
-        id=f"table-validation/{name}",
-        area="table-validation",
-        description=description,
-        spec_refs=[DOC_SCHEMA, "Java: SchemaValidation", *refs],
-        fields=cols(*columns),
+    return table_case(
+        f"table-validation/{name}",
+        description,
+        [DOC_SCHEMA, "Java: SchemaValidation", *refs],
+        columns,
+        [],
         primary_keys=table.get("primary_keys", ()),
         partition_keys=table.get("partition_keys", ()),
         options=table.get("options", {}),
-        steps=[],
         create_error="INVALID_TABLE",
     )
 

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from reference.errors import SpecViolation, UnsupportedFeature
 from reference.merge.engine import (
-    MergeEngine,
     compute_merge_setup,
     is_visible,
     merge,
@@ -29,6 +28,7 @@ from reference.spec.data import RowKind
 from reference.spec.data_file import SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD
 from reference.spec.file_format import arrow_to_rows, rows_to_arrow
 from reference.spec.key_value import KeyValue
+from reference.spec.options import MergeEngine
 from reference.spec.schema import TableSchema
 from spark_impl.merge import ORDER_COLUMN, compute_merge_config, merge_records
 
@@ -93,7 +93,7 @@ def reference_merge(
         # Java ReducerMergeFunctionWrapper); spark_impl follows it for these two engines.
         lone = len(ordered) == 1 and setup.engine in (
             MergeEngine.PARTIAL_UPDATE,
-            MergeEngine.AGGREGATION,
+            MergeEngine.AGGREGATE,
         )
         result = ordered[0] if lone else merge(ordered, setup)
         if is_visible(result):
