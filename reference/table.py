@@ -95,14 +95,27 @@ class Table:
         return metadata.read_latest_snapshot(self.file_io, self.root)
 
     def write(
-        self, rows: Sequence[Row], kinds: Sequence[RowKind] | None = None
+        self,
+        rows: Sequence[Row],
+        kinds: Sequence[RowKind] | None = None,
+        *,
+        overwrite: bool = False,
     ) -> list[CommitMessage]:
         """Write data files for ``rows`` (with their row kinds, default all inserts) and return
-        the commit messages; nothing is visible until :meth:`commit`. An object table is
+        the commit messages; nothing is visible until :meth:`commit`. ``overwrite``: the
+        messages are for an overwrite commit (``store.write`` rule 11). An object table is
         written only by ``reference.object_table.refresh_object_table``."""
         schema = self.schema()
         check_not_object_table(schema.options)
-        return write_batch(self.file_io, self.root, schema, self.latest_snapshot(), rows, kinds)
+        return write_batch(
+            self.file_io,
+            self.root,
+            schema,
+            self.latest_snapshot(),
+            rows,
+            kinds,
+            overwrite=overwrite,
+        )
 
     def commit(
         self,
@@ -136,8 +149,12 @@ class Table:
     ) -> list[Snapshot]:
         """Write and commit one batch as Java's batch writer does: the written buckets of a
         primary-key table are compacted before the commit (``store.compact``)."""
+        is_overwrite = overwrite is not None
         messages = compact_after_write(
-            self.file_io, self.root, self.write(rows, kinds), overwrite=overwrite is not None
+            self.file_io,
+            self.root,
+            self.write(rows, kinds, overwrite=is_overwrite),
+            overwrite=is_overwrite,
         )
         return self.commit(messages, overwrite=overwrite)
 

@@ -56,6 +56,13 @@ Rules:
     vectors, first-row deduplication and lookup changelog are made by compaction, which Java's
     batch writer runs before it commits (:func:`is_compaction_needed_after_write`). A reader
     skips level 0 of such tables, so until compaction runs the new rows are not visible.
+11. *Overwrite.* A batch written for an overwrite ignores the base snapshot's files: sequence
+    numbers start at 0 in every bucket and a dynamic-bucket table assigns buckets with an empty
+    HASH index (no index file is carried on or replaced; the committer deletes the overwritten
+    partitions' index files). A cross-partition table still routes by the visible keys (Java
+    0.9: ``BatchWriteBuilderImpl.newWrite`` sets ``withIgnorePreviousFiles`` for any
+    overwrite; Flink's ``HashBucketAssignerOperator`` uses a ``SimpleHashBucketAssigner`` when
+    overwriting; ``GlobalDynamicBucketSink`` bootstraps its key index either way).
 """
 
 from __future__ import annotations
@@ -498,6 +505,11 @@ def read_base_state(
     return BaseState(compute_max_sequence_numbers(entries), tuple(hash_index), routing)
 
 
+def compute_overwrite_base_state(state: BaseState) -> BaseState:
+    """Rule 11: what an overwrite's writer keeps of the base state (only the key index)."""
+    return BaseState({}, (), ExistingData(key_locations=state.routing.key_locations))
+
+
 # --------------------------------------------------------------------------------------------
 # Row rules (rule 2)
 # --------------------------------------------------------------------------------------------
@@ -856,9 +868,11 @@ def write_batch(  # noqa: PLR0917 (the positional API the table facade calls)
     *,
     naming: FileNaming | None = None,
     file_index: FileIndexBuilder | None = None,
+    overwrite: bool = False,
 ) -> list[CommitMessage]:
-    """Rules 1-10: write ``rows`` (with ``kinds``, default ``+I``) as one batch on top of the
-    ``base`` snapshot (``None``: an empty table) and return one commit message per bucket.
+    """Rules 1-11: write ``rows`` (with ``kinds``, default ``+I``) as one batch on top of the
+    ``base`` snapshot (``None``: an empty table) and return one commit message per bucket;
+    ``overwrite``: the batch is to be committed as an overwrite (rule 11).
 
     ``file_index`` is the hook that builds an append file's file index; by default the one the
     table's ``file-index.*`` options ask for (``reference.store.file_index``), if any.
@@ -868,6 +882,8 @@ def write_batch(  # noqa: PLR0917 (the positional API the table facade calls)
     if file_index is None and not schema.is_primary_key_table:
         file_index = compute_file_index_builder(schema.options, schema.fields)
     state = read_base_state(file_io, table_root, schema, base, plan.mode)
+    if overwrite:
+        state = compute_overwrite_base_state(state)
     routed = route_rows(compute_inputs(rows, kinds, plan.fields), schema, plan.mode, state.routing)
     is_append = not schema.is_primary_key_table
     kept = [r for r in (apply_row_rules(r, plan, is_append) for r in routed) if r is not None]

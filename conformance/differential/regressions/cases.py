@@ -124,12 +124,7 @@ REGRESSIONS: tuple[Regression, ...] = (
             (inserts((1, 1, "a")), PLAIN),
             (inserts((1, 2, "b"), overwrite=True), PLAIN),
         ),
-        "reference: reference.table.Table.write_and_commit writes an overwrite through "
-        "store.write.write_batch with the latest snapshot, so the new file continues the "
-        "bucket's sequence numbers (1); Java 0.9 writes an overwrite with "
-        "withIgnorePreviousFiles(true) (BatchWriteBuilderImpl.newWrite, "
-        "AbstractFileStoreWrite.createWriterContainer): no restored files, sequence numbers "
-        "from 0, as spark_impl does",
+        None,  # fixed: store.write rule 11, an overwrite ignores the base snapshot's files
     ),
     Regression(
         "reference-dynamic-overwrite-keeps-hash-index",
@@ -140,12 +135,7 @@ REGRESSIONS: tuple[Regression, ...] = (
             (inserts((1, 1, "a"), (2, 2, "b")), PREPARED),
             (inserts((3, 3, "c"), (4, 4, "d"), overwrite=True), PREPARED),
         ),
-        "reference: reference.table.Table.write_and_commit assigns the overwrite's keys with "
-        "the base snapshot's HASH index (store.write.read_base_state), so keys 3 and 4 go to "
-        "bucket 1 and the old index is carried on; Java 0.9 assigns an overwrite with a fresh "
-        "SimpleHashBucketAssigner (flink HashBucketAssignerOperator) and its writers ignore "
-        "previous files and index (AbstractFileStoreWrite.createWriterContainer), so they go "
-        "to bucket 0, as spark_impl does",
+        None,  # fixed: store.write rule 11, an overwrite assigns with an empty HASH index
     ),
     Regression(
         "spark-dynamic-bucket-assigns-after-ignore-delete",

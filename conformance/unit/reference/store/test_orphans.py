@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,10 @@ def test_files_of_a_failed_commit_are_orphans_once_old_enough(tmp_path: Path) ->
 
 def test_older_than_is_a_parameter(tmp_path: Path) -> None:
     table, _, _ = compacted_history(tmp_path)
-    table.write([(7, "lost")])
+    messages = table.write([(7, "lost")])
+    lost = messages[0].data.new_files[0].file_name
+    second_ago = dt.datetime.now().timestamp() - 1  # an orphan is strictly older than the limit
+    os.utime(Path(table.root) / "bucket-0" / lost, (second_ago, second_ago))
     assert len(table.remove_orphan_files(older_than=dt.timedelta(0), dry_run=True)) == 1
 
 
