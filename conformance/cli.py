@@ -29,6 +29,7 @@ from conformance.conformance_cli import add_conformance_parser
 from conformance.validate_cli import add_validate_parser
 from reference.errors import PaimonKitError
 from reference.io import FileIO, file_io_for
+from reference.isolation import isolating_orc_decoding
 from reference.spec import types as t
 from reference.spec.data import Timestamp, date_from_days
 from reference.spec.file_format import rows_to_arrow
@@ -104,7 +105,8 @@ def _time_travel(args: argparse.Namespace) -> TimeTravel:
 def command_read(args: argparse.Namespace) -> int:
     file_io = file_io_for(args.table)
     projection = args.columns.split(",") if args.columns else None
-    result = read_table(file_io, args.table, _time_travel(args), projection=projection)
+    with isolating_orc_decoding():  # anyone's table: a bad ORC file is an error, not a crash
+        result = read_table(file_io, args.table, _time_travel(args), projection=projection)
     schema = result.schema
     fields = (
         list(schema.logical_row_type.project(projection).fields)
@@ -171,7 +173,8 @@ def command_inspect(args: argparse.Namespace) -> int:
     snapshot = metadata.read_latest_snapshot(file_io, args.table)
     if snapshot is None:
         return EXIT_OK
-    plan = plan_scan(file_io, args.table, snapshot, latest, schemas)
+    with isolating_orc_decoding():  # ORC manifests too
+        plan = plan_scan(file_io, args.table, snapshot, latest, schemas)
     print(f"files of snapshot {snapshot.id} (read by a batch scan):")
     for split in plan.splits:
         where = split.bucket_path[len(args.table) :].lstrip("/")

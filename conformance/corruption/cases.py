@@ -188,6 +188,7 @@ BITMAP_TABLE = "append_with_bitmap"
 BSI_TABLE = "append_with_bsi"
 PARTIAL = "pk_table_partial_update"
 DYNAMIC = "fixtures:golden/dynamic_bucket"
+PK_ORC = "fixtures:golden/pk_dedup_orc"
 
 
 @case("schema-gap", MOR, "SCHEMA_ID_GAP", "delete schema-3 of schemas 0..7")
@@ -471,6 +472,26 @@ def _data_size(table: Path) -> str:
 def _data_truncated(table: Path) -> str:
     path = s.live_files(table)[0].path
     s.truncate_file(table / path)
+    return path
+
+
+ORC_CRASH_BYTE = (355, 0xFF)
+"""A byte of the first live ORC file of :data:`PK_ORC` that makes pyarrow 19's ORC reader
+segfault (found by mutation); the validator decodes ORC in a worker process and reports it."""
+
+
+@case(
+    "data-file-orc-reader-crash",
+    PK_ORC,
+    "DATA_FILE_UNREADABLE",
+    "one byte of an ORC stripe on which pyarrow's reader crashes",
+)
+def _data_orc_crash(table: Path) -> str:
+    path = s.live_files(table)[0].path
+    data = bytearray((table / path).read_bytes())
+    offset, value = ORC_CRASH_BYTE
+    data[offset] = value
+    (table / path).write_bytes(bytes(data))
     return path
 
 

@@ -106,6 +106,7 @@ from reference.spec.format_framing import (
     check_orc_framing,
     check_parquet_framing,
 )
+from reference.spec.orc_decoding import decode_orc_table
 
 
 class FileFormat(Enum):
@@ -939,6 +940,10 @@ def _input(source: DataSource) -> Any:
     return pa.BufferReader(source)
 
 
+def _source_bytes(source: DataSource) -> bytes:
+    return bytes(_input(source).read()) if isinstance(source, pa.NativeFile) else bytes(source)
+
+
 def _missing_columns(available: Sequence[str], fields: Sequence[t.DataField]) -> None:
     missing = [f.name for f in fields if f.name not in available]
     if missing:
@@ -1024,11 +1029,11 @@ def _decode_parquet(source: DataSource, fields: Sequence[t.DataField]) -> pa.Tab
 
 
 def _decode_orc(source: DataSource, fields: Sequence[t.DataField]) -> pa.Table:
-    orc_file = pa_orc.ORCFile(_input(source))
-    _missing_columns(orc_file.schema.names, fields)
+    table = decode_orc_table(_source_bytes(source))
+    _missing_columns(table.column_names, fields)
     if not fields:
-        return _empty_table(orc_file.nrows)
-    return orc_file.read(columns=[f.name for f in fields])
+        return _empty_table(table.num_rows)
+    return table.select([f.name for f in fields])
 
 
 def compute_avro_record_schema(writer_schema: Any) -> dict[str, Any]:
@@ -1046,8 +1051,7 @@ def compute_avro_record_schema(writer_schema: Any) -> dict[str, Any]:
 
 
 def _decode_avro(source: DataSource, fields: Sequence[t.DataField]) -> pa.Table:
-    data = bytes(source.read()) if isinstance(source, pa.NativeFile) else bytes(source)
-    reader = fastavro.reader(io.BytesIO(data))
+    reader = fastavro.reader(io.BytesIO(_source_bytes(source)))
     writer_schema = compute_avro_record_schema(reader.writer_schema)
     _missing_columns([f["name"] for f in writer_schema["fields"]], fields)
     rows = [_avro_record_to_row(record, fields) for record in reader]
@@ -1089,8 +1093,9 @@ def decode_data_file(
     decoded columns that are not valid Arrow data, such as strings that are not UTF-8); a
     column that is missing or of an incompatible type raises :class:`SpecViolation`.
 
-    Caveat: pyarrow's ORC reader (Apache ORC C++) can crash the process on a garbled ORC
-    *footer*; only the postscript and the lengths are checked here before handing it over.
+    ORC bytes go to the current ORC decoder (:mod:`reference.spec.orc_decoding`): in process
+    by default, where pyarrow's C++ reader can crash on a garbled file; inside
+    ``reference.isolation.isolating_orc_decoding`` a crash is a :class:`PaimonFormatError`.
     """
     check_data_file_magic(source, fmt)
     try:

@@ -100,6 +100,7 @@ from reference.spec.format_framing import (
     check_orc_framing,
     check_parquet_framing,
 )
+from reference.spec.orc_decoding import decode_orc_table
 from reference.spec.stats import (
     SIMPLE_STATS_TYPE,
     RowDict,
@@ -1069,12 +1070,14 @@ def _decode_arrow(data: bytes, fmt: ManifestFormat) -> tuple[set[str], list[RowD
         check_parquet_structure(data)
     try:
         if fmt is ManifestFormat.ORC:
-            table = pa_orc.ORCFile(io.BytesIO(data)).read()
+            table = decode_orc_table(data)
         else:
             table = pa_parquet.read_table(io.BytesIO(data))
         rows = table.to_pylist()
         # Field names too come from the bytes (and may not be UTF-8).
         paths = _arrow_field_paths(pa.struct(list(table.schema)))
+    except PaimonFormatError:
+        raise
     except Exception as error:
         raise PaimonFormatError(
             f"{fmt.value}: undecodable file ({type(error).__name__}: {error})"

@@ -18,6 +18,7 @@ from functools import partial
 from reference import layout
 from reference.errors import SnapshotNotFoundError
 from reference.io import FileIO
+from reference.isolation import isolating_orc_decoding
 from reference.spec import types as t
 from reference.spec.manifest import IndexManifestEntry
 from reference.spec.schema import TableSchema
@@ -397,10 +398,13 @@ def validate_table(
     options: ValidateOptions | None = None,
     progress: Progress | None = None,
 ) -> TableReport:
-    """Every check on one table. Never raises for a bad table: it reports it."""
+    """Every check on one table. Never raises for a bad table: it reports it (ORC files are
+    decoded in a worker process, ``reference.isolation``, so even a crash of the ORC reader
+    is reported)."""
     options = options or ValidateOptions()
     try:
-        found, checked = _check_table(file_io, table_root, options, progress)
+        with isolating_orc_decoding():
+            found, checked = _check_table(file_io, table_root, options, progress)
     except SnapshotNotFoundError as error:
         return TableReport(table_root, unreadable=describe_error(error))
     except Exception as error:
@@ -428,6 +432,6 @@ def validate(
             unreadable="not a Paimon table (no schema/ or snapshot/ directory), database or "
             "warehouse (no <db>.db/<table> directories)",
         )
-    return ValidationReport(
-        path, tuple(validate_table(file_io, table, options, progress) for table in tables)
-    )
+    with isolating_orc_decoding():  # one worker for all the tables
+        reports = tuple(validate_table(file_io, table, options, progress) for table in tables)
+    return ValidationReport(path, reports)
