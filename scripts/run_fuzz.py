@@ -6,7 +6,7 @@
 ``--cases`` is the total, shared evenly by the parsers. Each worker process runs its share
 of the parsers (a child process per worker, restarted after an abort or a hang). A crash is
 an exception that is not a ``PaimonKitError``, a case over the time budget (hang), or the
-process dying (abort; pyarrow's C++ readers can do that on corrupt ORC/Parquet). The
+process dying (abort; ORC is decoded in the kit's worker process, reference.isolation). The
 reference tables used as seeds are written to ``--corpus`` (kept, so a saved corpus
 reproduces its cases with the same ``--seed``); ``--findings`` receives the input of every
 finding (``<parser>-<case>.bin``) with a line describing it in ``findings.txt``.

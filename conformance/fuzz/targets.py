@@ -10,8 +10,11 @@ a data file, the type of a bitmap index). Seeds come from two places:
   BSI file indexes, data files in Parquet, ORC and Avro, a tag and a consumer; plus BinaryRows
   of many types encoded directly.
 
-``isolated`` targets hand bytes to pyarrow's C++ readers (ORC and Parquet), which can abort
-the process on some corrupt input; the runner executes them in a child process only.
+``isolated`` targets hand bytes to pyarrow's C++ Parquet reader in this process; the runner
+executes them in a child process only, so that an abort would be recorded (none has been seen).
+ORC targets decode as the validator does: the C++ ORC reader runs in the kit's worker process
+(``reference.isolation``), which turns its crashes (frequent on garbled ORC) into
+``PaimonFormatError``, so they run in process like the pure-Python parsers.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 from reference import layout
 from reference.errors import PaimonKitError
 from reference.io import LocalFileIO
+from reference.isolation import IsolatedOrcDecoder
 from reference.spec import types as t
 from reference.spec.binary_row import serialize_binary_row
 from reference.spec.data import Timestamp
@@ -44,6 +48,7 @@ from reference.spec.manifest import (
     decode_manifest_list,
     detect_manifest_format,
 )
+from reference.spec.orc_decoding import using_orc_decoder
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import decode_consumer, decode_hint, decode_snapshot, decode_tag
 from reference.store.write import compute_physical_fields
@@ -86,6 +91,20 @@ def decode_data_rows(fmt: FileFormat) -> Decoder:
     return decode
 
 
+ORC_DECODER = IsolatedOrcDecoder()
+"""One worker process for every ORC case of this process (started on first use)."""
+
+
+def isolating_orc(decode: Decoder) -> Decoder:
+    """``decode`` with ORC bytes decoded by :data:`ORC_DECODER`."""
+
+    def call(data: bytes, context: Any) -> object:
+        with using_orc_decoder(ORC_DECODER):
+            return decode(data, context)
+
+    return call
+
+
 def ignoring_context(decode: Callable[[bytes], object]) -> Decoder:
     def call(data: bytes, _context: Any) -> object:
         return decode(data)
@@ -125,10 +144,16 @@ TARGETS: tuple[FuzzTarget, ...] = (
     FuzzTarget("consumer", ignoring_context(decode_consumer), json=True),
     FuzzTarget("hint", ignoring_context(decode_hint)),
     *(
-        FuzzTarget(
-            f"{kind}.{fmt.value}", manifest_decoder(decode, fmt), fmt is not ManifestFormat.AVRO
-        )
-        for fmt in ManifestFormat
+        FuzzTarget(f"{kind}.{fmt.value}", manifest_decoder(decode, fmt))
+        for kind, decode in MANIFEST_KINDS
+        for fmt in (ManifestFormat.AVRO,)
+    ),
+    *(
+        FuzzTarget(f"{kind}.orc", isolating_orc(manifest_decoder(decode, ManifestFormat.ORC)))
+        for kind, decode in MANIFEST_KINDS
+    ),
+    *(
+        FuzzTarget(f"{kind}.parquet", manifest_decoder(decode, ManifestFormat.PARQUET), True)
         for kind, decode in MANIFEST_KINDS
     ),
     FuzzTarget("binary-row", _binary_row),
@@ -140,7 +165,7 @@ TARGETS: tuple[FuzzTarget, ...] = (
     FuzzTarget("bitmap", _bitmap),
     FuzzTarget("bsi", ignoring_context(decode_bsi_index)),
     FuzzTarget("data.parquet", decode_data_rows(FileFormat.PARQUET), isolated=True),
-    FuzzTarget("data.orc", decode_data_rows(FileFormat.ORC), isolated=True),
+    FuzzTarget("data.orc", isolating_orc(decode_data_rows(FileFormat.ORC))),
     FuzzTarget("data.avro", decode_data_rows(FileFormat.AVRO)),
 )
 TARGETS_BY_NAME = {target.name: target for target in TARGETS}

@@ -3,9 +3,10 @@
 
 Default tier: hypothesis draws the mutations (bit flips, truncation, insertion, deletion,
 interesting integers, splicing of two seeds, JSON value replacement) for each in-process
-parser; the parsers that hand bytes to pyarrow's C++ ORC and Parquet readers run in a child
-process (:mod:`conformance.fuzz.runner`), where an abort is recorded instead of killing the
-suite. A few thousand cases in all. ``-m slow`` runs ``scripts/run_fuzz.py`` for longer.
+parser; the parsers that hand bytes to pyarrow's C++ Parquet reader run in a child process
+(:mod:`conformance.fuzz.runner`), where an abort is recorded instead of killing the suite; the
+ORC parsers run in process, their C++ reader in the kit's ORC worker (``reference.isolation``).
+A few thousand cases in all. ``-m slow`` runs ``scripts/run_fuzz.py`` for longer.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import io
 import os
 import tempfile
 import time
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,15 +62,6 @@ CASE_BUDGET_SECONDS = 5.0
 
 IN_PROCESS = [target.name for target in TARGETS if not target.isolated]
 ISOLATED = [target.name for target in TARGETS if target.isolated]
-ABORTS_TOLERATED = {
-    name: (
-        "pyarrow 19's ORC reader (Apache ORC C++) segfaults on about 15 % of mutated ORC files, "
-        "on corrupt footers and corrupt stripes alike (reproduced with raw pyarrow in a "
-        "subprocess); the kit's postscript check cannot prevent it"
-    )
-    for name in ISOLATED
-    if name.endswith(".orc")
-}
 
 
 @pytest.fixture(scope="module")
@@ -215,22 +206,13 @@ def test_pyarrow_backed_parser_in_a_child_process(
     assert result.cases == ISOLATED_CASES_PER_PARSER
     assert result.counts[Verdict.CRASH] == 0, format_findings([result])
     assert result.counts[Verdict.HANG] == 0, format_findings([result])
-    aborts = result.counts[Verdict.ABORT]
-    if name in ABORTS_TOLERATED:
-        if aborts:
-            warnings.warn(
-                f"{name}: {aborts} of {result.cases} cases aborted the process "
-                f"({ABORTS_TOLERATED[name]})",
-                stacklevel=1,
-            )
-    else:
-        assert aborts == 0, format_findings([result])
+    assert result.counts[Verdict.ABORT] == 0, format_findings([result])
 
 
 @pytest.mark.slow
 def test_long_run() -> None:
     """The long tier: ``scripts/run_fuzz.py`` over every parser (it exits non-zero on any
-    crash; ORC aborts are pyarrow's, so ORC parsers are left out here)."""
+    crash, hang or abort)."""
     import importlib.util  # noqa: PLC0415
 
     spec = importlib.util.spec_from_file_location(
@@ -239,8 +221,7 @@ def test_long_run() -> None:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    names = ",".join(name for name in TARGETS_BY_NAME if name not in ABORTS_TOLERATED)
-    assert module.main(["--cases", "100000", "--targets", names]) == 0
+    assert module.main(["--cases", "100000"]) == 0
 
 
 # --------------------------------------------------------------------------------------------
