@@ -489,8 +489,10 @@ def apply_row_rules(table: pa.Table, kinds: np.ndarray, schema: TableSchema) -> 
     return keep
 
 
-def read_input(batch: pa.Table, schema: TableSchema) -> Input:
-    """Rule 1 for the rows of one task (``batch`` holds Spark's Arrow columns)."""
+def read_input(batch: pa.Table, schema: TableSchema) -> tuple[Input, np.ndarray]:
+    """Rule 1 for the rows of one task (``batch`` holds Spark's Arrow columns): all the rows,
+    and the mask of those the row rules keep (dynamic buckets are assigned before the rules
+    drop any row, so the caller filters with :func:`select_input`)."""
     table = to_paimon_table(batch, schema.fields)
     n = table.num_rows
     kind_column = (
@@ -510,15 +512,19 @@ def read_input(batch: pa.Table, schema: TableSchema) -> Input:
     if positions is None:
         positions = np.arange(n, dtype=np.int64)
     buckets, assigners = helper(BUCKET_COLUMN), helper(ASSIGNER_COLUMN)
+    return Input(table, kinds, positions, buckets, assigners), keep
+
+
+def select_input(data: Input, keep: np.ndarray) -> Input:
+    """The rows of ``data`` where ``keep`` holds."""
     if keep.all():
-        return Input(table, kinds, positions, buckets, assigners)
-    mask = pa.array(keep)
+        return data
     return Input(
-        table.filter(mask),
-        kinds[keep],
-        positions[keep],
-        None if buckets is None else buckets[keep],
-        None if assigners is None else assigners[keep],
+        data.table.filter(pa.array(keep)),
+        data.kinds[keep],
+        data.positions[keep],
+        None if data.buckets is None else data.buckets[keep],
+        None if data.assigners is None else data.assigners[keep],
     )
 
 
@@ -862,10 +868,11 @@ def read_hash_index_file(file_io: FileIO, table_root: str, meta: IndexFileMeta) 
 
 
 def route_dynamic(
-    writer: TaskWriter, data: Input
+    writer: TaskWriter, data: Input, keep: np.ndarray
 ) -> tuple[np.ndarray, dict[tuple[bytes, int], tuple[list[int], list[int]]]]:
-    """Rule 2 for dynamic buckets: every row's bucket and, per (partition, bucket) written,
-    the old and new hashes of its index."""
+    """Rule 2 for dynamic buckets: every row's bucket (rows rule 1 drops take a place too, as
+    Java assigns before its writer drops them) and, per (partition, bucket) written, the old
+    hashes of its index and the new hashes of the rows in ``keep``."""
     plan, schema = writer.plan, writer.schema
     assert plan.dynamic is not None
     options = plan.dynamic
@@ -893,7 +900,7 @@ def route_dynamic(
             )
     changes: dict[tuple[bytes, int], tuple[list[int], list[int]]] = {}
     for pid, identity in enumerate(partition_bytes):
-        rows = order[partition_ids[order] == pid]
+        rows = order[(partition_ids[order] == pid) & keep[order]]
         for bucket in np.unique(buckets[rows]).tolist():
             new = key_hashes[rows[buckets[rows] == bucket]].tolist()
             old = stored.get((identity, bucket))
@@ -946,12 +953,14 @@ def write_task(
 ) -> list[CommitMessage]:
     """Rules 1-5 for the rows one task received: one commit message per (partition, bucket)."""
     schema = plan.schema
-    data = read_input(batch, schema)
+    data, keep = read_input(batch, schema)
     writer = TaskWriter(file_io, plan, schema, task_id)
-    if data.table.num_rows == 0:
+    if not keep.any():
         return []
     index_changes: dict[tuple[bytes, int], tuple[list[int], list[int]]] = {}
     stride_tasks = False
+    if plan.mode is not BucketMode.DYNAMIC:
+        data = select_input(data, keep)
     if plan.mode is BucketMode.UNAWARE:
         buckets = np.zeros(data.table.num_rows, dtype=np.int64)
     elif plan.mode is BucketMode.FIXED:
@@ -965,7 +974,8 @@ def write_task(
                 "dynamic-bucket tables are written through spark_impl.write_table "
                 "(rows must reach the writers grouped by partition and assigner)"
             )
-        buckets, index_changes = route_dynamic(writer, data)
+        buckets, index_changes = route_dynamic(writer, data, keep)
+        data, buckets = select_input(data, keep), buckets[keep]
     messages = []
     for group in group_rows(data.table, buckets, data.positions, schema):
         increment = write_group(writer, data, group, stride_tasks)

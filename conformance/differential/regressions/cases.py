@@ -147,12 +147,7 @@ REGRESSIONS: tuple[Regression, ...] = (
             ),
             (Write(((DEL, (1, 1, "a")), (INS, (2, 2, "b")), (INS, (3, 3, "c")))), PREPARED),
         ),
-        "spark_impl: spark_impl.write.write_task applies the row rules (read_input -> "
-        "apply_row_rules drops 'ignore-delete' retractions) before route_dynamic assigns "
-        "buckets, so key 1 takes no slot and key 3 joins bucket 0; Java 0.9 assigns every "
-        "record first (flink HashBucketAssignerOperator.processElement) and drops the "
-        "retraction only in TableWriteImpl.writeAndReturn, so key 3 opens bucket 1 (the "
-        "reference follows Java: reference.store.bucket_assign rule 5, store.write rules 1-2)",
+        None,  # fixed: spark_impl.write.route_dynamic assigns before the row rules drop
     ),
     Regression(
         "spark-lookup-compaction-keeps-lone-record-kind",
