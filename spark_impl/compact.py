@@ -19,7 +19,9 @@ tables:
   vectors. Tables that look up merge each key of a rewrite that contains level-0 files with its
   newest upper-level version: from the step, else found in the levels above the output level
   (whose row is then marked in the deletion vectors); first-row drops a level-0 key that exists
-  above. Changelog producers ``lookup`` / ``full-compaction`` are not supported here.
+  above; partial-update and aggregation merge a key's single record too (an INSERT, as Java's
+  lookup rewriter always calls the merge function). Changelog producers ``lookup`` /
+  ``full-compaction`` are not supported here.
 * *Deletion vectors.* Marks are added, rewritten files lose theirs; a bucket whose vectors
   changed gets one new index file replacing its old ones.
 """
@@ -605,7 +607,7 @@ def run_lookup_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
     combined = combined.drop_columns([ORDER_COLUMN]).append_column(
         ORDER_COLUMN, pa.array(np.arange(combined.num_rows))
     )
-    merged, _ = reduce_sorted(sort_records(combined, config), config)
+    merged, _ = reduce_sorted(sort_records(combined, config), config, keep_lone=False)
     moved = not step.rewrite and _is_lookup_move(step.files[0], output_level, ctx.options)
     if moved:
         after = tuple(data_file.compute_upgraded_file(f, output_level) for f in step.files)

@@ -140,9 +140,13 @@ def _slow_value_rows(
     return rows_to_arrow(values, list(config.fields)), removed
 
 
-def reduce_sorted(ordered: pa.Table, config: MergeConfig) -> tuple[pa.Table, np.ndarray]:
+def reduce_sorted(
+    ordered: pa.Table, config: MergeConfig, *, keep_lone: bool = True
+) -> tuple[pa.Table, np.ndarray]:
     """One record per key of a table in merge order; returns the records and, for each, the
-    position of its key's last record."""
+    position of its key's last record. ``keep_lone=False``: partial-update and aggregation
+    merge a key's single record too (Java's lookup compaction always calls the merge
+    function, which makes it an INSERT) instead of keeping it unchanged."""
     names = _columns(config)
     if ordered.num_rows == 0:
         return ordered.select(names), np.zeros(0, dtype=np.int64)
@@ -167,6 +171,8 @@ def reduce_sorted(ordered: pa.Table, config: MergeConfig) -> tuple[pa.Table, np.
     sequence = ordered.column(SEQUENCE_COLUMN).combine_chunks().take(pa.array(segments.ends))
     merged_kinds = np.where(removed, DELETE, INSERT)
     merged = _with_kind(values, sequence, merged_kinds)
+    if not keep_lone:
+        return merged.select(names), segments.ends
     unchanged = _pick(ordered, segments.starts, config)
     return _choose(single, unchanged, merged.select(names)), segments.ends
 

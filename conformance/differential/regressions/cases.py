@@ -161,12 +161,7 @@ REGRESSIONS: tuple[Regression, ...] = (
             (Write(((UA, (5, 0, None)),)), PLAIN),
             (Compact(full=True), None),
         ),
-        "spark_impl: the compaction after the second write (deletion vectors make it a lookup "
-        "compaction) writes key 5 as +U: spark_impl.reduce.reduce_records keeps a key's lone "
-        "record unchanged, as Java's ReducerMergeFunctionWrapper does for plain compactions; "
-        "Java 0.9's LookupMergeTreeCompactRewriter rewrites level-0 files through "
-        "LookupChangelogMergeFunctionWrapper, which always calls the merge function, and "
-        "PartialUpdateMergeFunction.getResult returns an INSERT (the reference writes +I)",
+        None,  # fixed: spark_impl.compact.run_lookup_step merges lone records too
     ),
     Regression(
         "spark-read-merges-lone-record",
