@@ -553,7 +553,10 @@ def lookup_records(
     firsts = upper.group_by(key_names, use_threads=False).aggregate([("__rank", "min")])
     upper = upper.take(pa.array(np.sort(firsts.column("__rank_min").to_numpy())))
     wanted = records.select(key_names).group_by(key_names, use_threads=False).aggregate([])
-    found = upper.join(wanted, key_names, join_type="left semi", use_threads=False)
+    # Join the keys alone (Arrow's join refuses nested non-key columns), then take the rows.
+    keys = upper.select(key_names).append_column("__row", pa.array(np.arange(upper.num_rows)))
+    matched = keys.join(wanted, key_names, join_type="left semi", use_threads=False)
+    found = upper.take(pa.array(np.sort(matched.column("__row").to_numpy())))
     marks: dict[str, np.ndarray] = {}
     if ctx.options.deletion_vectors:
         file_ids = found.column(FILE_COLUMN).to_numpy()

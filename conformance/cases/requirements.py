@@ -178,6 +178,9 @@ def step_requirements(step: Mapping[str, Any]) -> set[str]:
         "tag": b.CAP_TAG,
         "expire": b.CAP_EXPIRE,
         "read_changes": b.CAP_READ_CHANGES,
+        "create_view": b.CAP_VIEW,
+        "drop_view": b.CAP_VIEW,
+        "show_views": b.CAP_VIEW,
     }
     if op in simple:
         return {simple[op]}

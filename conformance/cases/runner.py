@@ -32,12 +32,15 @@ from conformance.cases.compare import compare_rows, load_expected
 from conformance.cases.loader import EXPECTED_BY_REFERENCE, Case, KnownFailures, decode_fields
 from conformance.cases.predicates import decode_filter
 from conformance.cases.requirements import step_requirements
+from conformance.engines import base as b
 from conformance.engines.base import (
     Change,
     Engine,
     EngineError,
     Rows,
     TimeTravel,
+    ViewEngine,
+    project_fields,
     project_rows,
 )
 from conformance.java.values import decode_value
@@ -55,7 +58,8 @@ TIME_MARK_GAP_SECONDS = 0.005
 """Pause after a mutating step of a case with timestamp reads, so no later commit shares the
 millisecond recorded for the step."""
 MUTATING_OPS = frozenset({"write", "compact", "alter", "tag", "expire"})
-READ_LIKE_OPS = frozenset({"read", "read_changes", "system_table"})
+VIEW_OPS = frozenset({"create_view", "drop_view", "show_views"})
+READ_LIKE_OPS = frozenset({"read", "read_changes", "system_table", "show_views"})
 MAX_REASON_LINES = 12
 DEFAULT_TIMESTAMP_PRECISION = 9
 TABLE_PATH_PARTS = ("warehouse", "default.db", "case_table")
@@ -239,6 +243,8 @@ class CaseRun:
             result = engine.read_changes(path, step["from_snapshot"], step["to_snapshot"])
         elif op == "system_table":
             result = self.system_table(step)
+        elif op in VIEW_OPS:
+            result = self.perform_view(step)
         elif op == "expect_error":
             self.perform_expect_error(index, step)
         else:
@@ -248,6 +254,22 @@ class CaseRun:
             if self.pause_after_mutations:
                 time.sleep(TIME_MARK_GAP_SECONDS)
         return result
+
+    def perform_view(self, step: Mapping[str, Any]) -> Rows | None:
+        """``create_view`` / ``drop_view`` / ``show_views`` (engines declaring ``view``)."""
+        engine = self.engine
+        if not isinstance(engine, ViewEngine):
+            raise StepFailure(f"{engine.name} declares '{b.CAP_VIEW}' but has no view methods")
+        op = step["op"]
+        if op == "create_view":
+            columns = step.get("columns")
+            fields = self.fields if columns is None else project_fields(self.fields, columns)
+            engine.create_view(self.path, step["name"], step["query"], step.get("comment"), fields)
+            return None
+        if op == "drop_view":
+            engine.drop_view(self.path, step["name"])
+            return None
+        return engine.show_views(self.path)
 
     def system_table(self, step: Mapping[str, Any]) -> Rows:
         rows = self.engine.system_table(self.path, step["name"])
@@ -320,7 +342,10 @@ def plan_steps(case: Case, engine: Engine) -> StepPlan:
         if lacking:
             skipped.append(index)
             explained |= lacking
-    still_missing = missing - explained
+    needed_by_others = set().union(
+        *(step_requirements(s) for s in case.steps if s["op"] not in READ_LIKE_OPS)
+    )
+    still_missing = (missing - explained) | (missing & needed_by_others)
     checks_left = [
         s for i, s in enumerate(case.steps) if i not in skipped and s["op"] in READ_LIKE_OPS
     ]

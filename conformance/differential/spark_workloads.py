@@ -199,23 +199,8 @@ def without_gap_columns(spec: TableSpec) -> TableSpec:
     return without_columns(spec, {f.name for f in spec.fields if is_gap_column(spec, f.name)})
 
 
-def without_list_columns(spec: TableSpec) -> TableSpec:
-    """``spec`` without ARRAY / MAP columns: spark_impl's lookup compaction (deletion vectors)
-    cannot join them (regression case ``spark-lookup-compaction-list-column``)."""
-    lists = {f.name for f in spec.fields if isinstance(f.type, (t.ArrayType, t.MapType))}
-    return without_columns(spec, lists)
-
-
 def supported_combinations() -> list[Combination]:
     return [c for c in COMBINATIONS if not is_spark_gap(c.spec)]
-
-
-def is_lone_kind_gap(spec: TableSpec) -> bool:
-    """Deletion vectors with partial-update or aggregation: spark_impl's lookup compaction keeps
-    the kind of a key's lone record where Java merges it into an INSERT (regression case
-    ``spark-lookup-compaction-keeps-lone-record-kind``), so such tables get inserts only."""
-    engine = spec.option(MERGE_ENGINE_OPTION, "deduplicate")
-    return spec.option(DV_OPTION) == "true" and engine in ("partial-update", "aggregation")
 
 
 def sequence_group_fields(spec: TableSpec) -> list[str]:
@@ -309,15 +294,8 @@ def pk_combinations(draw: st.DrawFn) -> tuple[str, Combination, bool]:
         labels.append("static-overwrite")
 
     table = TableSpec(fields, primary_keys, partition_keys, options)
-    if options.get(DV_OPTION) == "true":
-        table = without_list_columns(table)
     combination = replace(base, spec=table, domains=domains)
-    if is_lone_kind_gap(table):
-        combination = replace(combination, kinds=(INS,))
-        labels.append("inserts-only")
-    # no overwrite of a dynamic-bucket table: the reference keeps assigning from the old hash
-    # index (regression case ``reference-dynamic-overwrite-keeps-hash-index``)
-    overwrites = base.deletes_last is False and bucket != "-1"
+    overwrites = base.deletes_last is False
     return " ".join(labels), combination, overwrites
 
 

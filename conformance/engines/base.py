@@ -44,6 +44,9 @@ CAP_ALTER = "alter"
 CAP_TAG = "tag"
 CAP_EXPIRE = "expire"
 CAP_READ = "read"
+CAP_VIEW = "view"
+"""Create, drop and list views (a named query kept as text) in a catalog; the engine also
+implements :class:`ViewEngine`."""
 CAP_PROJECTION = "projection"
 CAP_FILTER = "filter"
 CAP_TRAVEL_SNAPSHOT = "time-travel-snapshot"
@@ -163,7 +166,9 @@ ERROR_INVALID_WRITE = "INVALID_WRITE"
 """A written row was refused (null in a NOT NULL column, a kind the table cannot take)."""
 ERROR_NOT_FOUND = "NOT_FOUND"
 """A snapshot, tag or table does not exist (time travel to nothing, an expired snapshot)."""
-ERROR_CODES = (ERROR_INVALID_TABLE, ERROR_INVALID_WRITE, ERROR_NOT_FOUND)
+ERROR_ALREADY_EXISTS = "ALREADY_EXISTS"
+"""Creating what exists already (a view, or a table of that name)."""
+ERROR_CODES = (ERROR_INVALID_TABLE, ERROR_INVALID_WRITE, ERROR_NOT_FOUND, ERROR_ALREADY_EXISTS)
 
 
 class EngineError(Exception):
@@ -337,6 +342,34 @@ class Engine(Protocol):
 
     def close(self) -> None:
         """Release what the engine holds (a JVM, a session); called once at the end."""
+
+
+VIEW_FIELDS = (
+    t.DataField(0, "name", t.VarCharType(t.MAX_LENGTH, nullable=False)),
+    t.DataField(1, "query", t.VarCharType(t.MAX_LENGTH, nullable=False)),
+    t.DataField(2, "comment", t.VarCharType(t.MAX_LENGTH)),
+    t.DataField(3, "columns", t.VarCharType(t.MAX_LENGTH, nullable=False)),
+)
+"""The rows of :meth:`ViewEngine.show_views`: one per view; ``columns`` is the view's field
+names joined by commas."""
+
+
+@runtime_checkable
+class ViewEngine(Protocol):
+    """The view methods of an engine that declares :data:`CAP_VIEW`. The views live in a
+    catalog that keeps them (Paimon's JDBC catalog), in the database of the case's table."""
+
+    def create_view(
+        self, path: str, name: str, query: str, comment: str | None, fields: Sequence[t.DataField]
+    ) -> None:
+        """Store view ``name`` with its ``query`` text (never run) and the ``fields`` it
+        produces; :data:`ERROR_ALREADY_EXISTS` if a view or table of that name exists."""
+
+    def drop_view(self, path: str, name: str) -> None:
+        """Drop view ``name``; :data:`ERROR_NOT_FOUND` if there is none."""
+
+    def show_views(self, path: str) -> Rows:
+        """Every view of the table's database (:data:`VIEW_FIELDS`), by name."""
 
 
 def field_type(fields: Sequence[t.DataField], name: str) -> t.DataType:

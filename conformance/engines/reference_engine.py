@@ -16,6 +16,7 @@ it backs (:data:`OPTIONAL_METHODS`), so the cases needing it are skipped, not fa
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -32,6 +33,10 @@ from conformance.engines.base import (
     TimeTravel,
 )
 from reference import errors, format_table
+from reference.catalog.base import Identifier
+from reference.catalog.jdbc import URI_OPTION as JDBC_URI_OPTION
+from reference.catalog.jdbc import JdbcCatalog
+from reference.catalog.views import View, ViewAlreadyExistsError, ViewNotFoundError
 from reference.io import LocalFileIO
 from reference.merge.aggregate_functions import AggregateKind
 from reference.spec import predicate as p
@@ -68,6 +73,7 @@ BASE_CAPABILITIES = frozenset(
         *(b.format_table_capability(f) for f in b.FORMAT_TABLE_FORMATS),
         *(b.aggregate_capability(kind.value) for kind in AggregateKind),
         b.aggregate_capability("first_not_null_value"),
+        b.CAP_VIEW,
     }
 ) | b.all_type_capabilities(UNSUPPORTED_TYPES)
 
@@ -90,6 +96,9 @@ OPTIONAL_METHODS: Mapping[str, frozenset[str]] = {
 }
 """``Table`` methods of the maintenance API, and what each one enables."""
 INCREMENTAL_BETWEEN = "incremental-between"
+VIEW_CATALOG_FILE = "views-catalog.sqlite"
+VIEW_WAREHOUSE = "views-warehouse"
+VIEW_DATABASE = "default"
 
 
 def compute_capabilities(table_class: type = Table) -> frozenset[str]:
@@ -349,6 +358,41 @@ class ReferenceEngine:
     def system_table(self, path: str, name: str) -> Rows:
         result = self._table(path).system_table(name, version=SystemTableVersion.PAIMON_0_9)
         return Rows(tuple(result.fields), [(RowKind.INSERT, row) for row in result.rows])
+
+    # -- views: a JDBC catalog (SQLite) beside the case's table, database ``default`` -------
+
+    def _view_catalog(self, path: str) -> JdbcCatalog:
+        directory = os.path.dirname(path.rstrip("/"))
+        catalog = JdbcCatalog(
+            os.path.join(directory, VIEW_WAREHOUSE),
+            {JDBC_URI_OPTION: f"jdbc:sqlite:{os.path.join(directory, VIEW_CATALOG_FILE)}"},
+        )
+        catalog.create_database(VIEW_DATABASE, ignore_if_exists=True)
+        return catalog
+
+    def create_view(
+        self, path: str, name: str, query: str, comment: str | None, fields: Sequence[t.DataField]
+    ) -> None:
+        view = View(tuple(fields), query, comment=comment)
+        try:
+            self._view_catalog(path).create_view(Identifier(VIEW_DATABASE, name), view)
+        except ViewAlreadyExistsError as error:
+            raise EngineError(b.ERROR_ALREADY_EXISTS, str(error)) from error
+
+    def drop_view(self, path: str, name: str) -> None:
+        try:
+            self._view_catalog(path).drop_view(Identifier(VIEW_DATABASE, name))
+        except ViewNotFoundError as error:
+            raise EngineError(b.ERROR_NOT_FOUND, str(error)) from error
+
+    def show_views(self, path: str) -> Rows:
+        catalog = self._view_catalog(path)
+        rows: list[b.Change] = []
+        for name in catalog.list_views(VIEW_DATABASE):
+            view = catalog.get_view(Identifier(VIEW_DATABASE, name))
+            columns = ",".join(f.name for f in view.fields)
+            rows.append((RowKind.INSERT, (name, view.query, view.comment, columns)))
+        return Rows(b.VIEW_FIELDS, rows)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -312,6 +312,26 @@ def expect_error(step: Mapping[str, Any], code: str | None = None) -> dict[str, 
     return error
 
 
+def create_view(
+    name: str, query: str, *, comment: str | None = None, columns: Sequence[str] | None = None
+) -> dict[str, Any]:
+    step: dict[str, Any] = {"op": "create_view", "name": name, "query": query}
+    if comment is not None:
+        step["comment"] = comment
+    if columns is not None:
+        step["columns"] = list(columns)
+    return step
+
+
+def drop_view(name: str) -> dict[str, Any]:
+    return {"op": "drop_view", "name": name}
+
+
+def show_views(expect: Hand) -> dict[str, Any]:
+    """Every view (``name``, ``query``, ``comment``, ``columns``), compared as a multiset."""
+    return {"op": "show_views", "_expect": expect, "_order": "multiset", "_row_kinds": "ignore"}
+
+
 def leaf(op: str, field_name: str, *literals: JsonValue) -> dict[str, Any]:
     """A filter leaf in the case encoding."""
     value: dict[str, Any] = {"op": op, "field": field_name}

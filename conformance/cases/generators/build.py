@@ -35,14 +35,13 @@ from conformance.cases.loader import (
     encode_table,
 )
 from conformance.cases.requirements import compute_requires
-from conformance.cases.runner import CaseRun, read_checked_in_fields
-from conformance.engines.base import Engine, Rows
+from conformance.cases.runner import READ_LIKE_OPS, CaseRun, read_checked_in_fields
+from conformance.engines.base import VIEW_FIELDS, Engine, Rows
 from conformance.java.values import encode_value
 from reference.spec import types as t
 from reference.spec.data import RowKind
 
 PRIVATE_KEYS = ("_expect", "_order", "_row_kinds")
-READ_OPS = ("read", "read_changes", "system_table")
 GENERATOR_KEY = "generator"
 
 
@@ -140,6 +139,8 @@ def _columns_of_step(
         return [by_name[n] for n in step["projection"]]
     if step["op"] == "system_table":
         return [t.DataField(i, n, t.VarCharType()) for i, n in enumerate(step["columns"])]
+    if step["op"] == "show_views":
+        return VIEW_FIELDS
     return current
 
 
@@ -156,6 +157,26 @@ def public_step(step: Mapping[str, Any], expect_path: str | None) -> dict[str, A
     if expect_path is not None:
         cleaned["expect"] = expect_path
     return cleaned
+
+
+def compute_expect_path(index: int, step: Mapping[str, Any]) -> str | None:
+    """Where the expected rows of the step at ``index`` go (read-like steps only)."""
+    if step["op"] not in READ_LIKE_OPS:
+        return None
+    return f"expected/step-{index + 1:02d}.json"
+
+
+def compute_case_document(spec: CaseSpec, generator: str) -> dict[str, Any]:
+    """The ``case.json`` of ``spec`` (made by the family ``generator``): the recorded steps
+    with their expected files; a refused table's steps have none."""
+    if spec.create_error is not None:
+        steps = [public_step(step, None) for step in spec.steps]
+    else:
+        steps = [
+            public_step(step, compute_expect_path(index, step))
+            for index, step in enumerate(recorded_steps(spec))
+        ]
+    return case_document(spec, steps, generator)
 
 
 def expected_by(spec: CaseSpec) -> str:
@@ -267,15 +288,12 @@ def build_case(
             results, columns = replay(spec, oracle, Path(scratch) / "replay", checked_in)
         else:
             results, columns = [None] * len(all_steps), replay_without_oracle(spec)
-        steps = []
         for index, step in enumerate(all_steps):
-            expect_path = None
-            if step["op"] in READ_OPS:
-                expect_path = f"expected/step-{index + 1:02d}.json"
+            expect_path = compute_expect_path(index, step)
+            if expect_path is not None:
                 expected = _expectation(spec, step, results[index], columns[index], report)
                 write_json(staging / expect_path, encode_expected(expected))
-            steps.append(public_step(step, expect_path))
-        write_json(staging / CASE_FILE, case_document(spec, steps, generator))
+        write_json(staging / CASE_FILE, compute_case_document(spec, generator))
         if case_dir.exists():
             shutil.rmtree(case_dir)
         case_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -311,8 +329,7 @@ def _build_create_error_case(
                 report.disagreements.append(f"{spec.id} create: Java 0.9 accepted the table")
     if case_dir.exists():
         shutil.rmtree(case_dir)
-    steps = [public_step(step, None) for step in spec.steps]
-    write_json(case_dir / CASE_FILE, case_document(spec, steps, generator))
+    write_json(case_dir / CASE_FILE, compute_case_document(spec, generator))
     report.written.append(spec.id)
 
 

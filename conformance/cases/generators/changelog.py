@@ -46,7 +46,6 @@ def changelog_case(
         KV,
         steps,
         {**extra, **(options or {})},
-        area=AREA,
     )
 
 
@@ -176,7 +175,6 @@ def changelog_producers() -> Iterator[CaseSpec]:
             "merge-engine": "aggregation",
             "fields.v.aggregate-function": "sum",
         },
-        area=AREA,
     )
     yield changelog_case(
         "full_compaction_first",

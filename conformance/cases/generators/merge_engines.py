@@ -416,6 +416,7 @@ def aggregation() -> Iterator[CaseSpec]:
     )
     yield CaseSpec(
         id="merge-engine/agg_merge_map_with_keytime",
+        area="merge-engine",
         description="merge_map_with_keytime (main only): per map key the row with the larger "
         "time string wins, a null row removes the key",
         spec_refs=[*refs, "main: MergeMapWithKeyTimeAgg"],

@@ -29,11 +29,15 @@ from conformance.cases.generators import (
     JsonValue,
     alter,
     compact,
+    create_view,
+    drop_view,
+    expect_error,
     family,
     ins,
     inserts,
     leaf,
     read,
+    show_views,
     system_table,
     write,
 )
@@ -262,4 +266,49 @@ def format_tables() -> Iterator[CaseSpec]:
             read(Hand([ins(3, "d")])),
         ],
         options={"file.format": "csv", "csv.field-delimiter": ";"},
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Views
+# --------------------------------------------------------------------------------------------
+
+DOC_VIEWS = "docs/docs/concepts/views.md"
+
+
+def view_row(name: str, query: str, comment: str | None, columns: str) -> list[JsonValue]:
+    return ins(name, query, comment, columns)
+
+
+@family
+def views() -> Iterator[CaseSpec]:
+    """Java 0.9 has no views (they came with 1.0's ``Catalog`` view methods); the seeds' rules
+    (stored text, never run) give the expectations."""
+    by_id = "SELECT id FROM t WHERE id > 1"
+    everything = "SELECT * FROM t"
+    yield append_case(
+        "views/create_show_drop",
+        "views in a JDBC catalog: created with their query text, comment and columns, listed, "
+        "a taken name refused, dropped, and dropping a missing view refused",
+        [DOC_VIEWS, "Java: JdbcCatalog", "Java: ViewSchema"],
+        [
+            inserts((1, "a"), (2, "b")),
+            create_view("ids", by_id, comment="ids above one", columns=["id"]),
+            create_view("all_rows", everything),
+            show_views(
+                Hand(
+                    [
+                        view_row("all_rows", everything, None, "id,v"),
+                        view_row("ids", by_id, "ids above one", "id"),
+                    ]
+                )
+            ),
+            expect_error(create_view("ids", everything), "ALREADY_EXISTS"),
+            drop_view("ids"),
+            show_views(Hand([view_row("all_rows", everything, None, "id,v")])),
+            expect_error(drop_view("ids"), "NOT_FOUND"),
+            read(Hand([ins(1, "a"), ins(2, "b")]), order="multiset"),
+        ],
+        {},
+        java=False,
     )
