@@ -26,10 +26,10 @@ import pyarrow.parquet as pq
 from reference import layout
 from reference.errors import naming_file
 from reference.io import FileIO
-from reference.merge.engine import compute_default_values, parse_merge_options
 from reference.spec import types as t
 from reference.spec.casts import cast_value
 from reference.spec.data_file import SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD
+from reference.spec.default_values import compute_default_values
 from reference.spec.deletion_vector import decode_deletion_vector
 from reference.spec.file_format import (
     FileFormat,
@@ -195,8 +195,8 @@ def read_split(
 
 def fill_default_values(table: pa.Table, schema: TableSchema) -> pa.Table:
     """Paimon 0.9's ``fields.<f>.default-value``: after the merge, a null of such a field reads
-    as its default (the parsing of the option text is the spec rule in ``reference.merge``)."""
-    defaults = compute_default_values(parse_merge_options(schema.options), schema.logical_row_type)
+    as its default (the option text is parsed by ``reference.spec.default_values``)."""
+    defaults = compute_default_values(schema.options, schema.logical_row_type)
     for data_field, default in zip(schema.fields, defaults, strict=True):
         if default is None or data_field.name not in table.column_names:
             continue

@@ -4,7 +4,7 @@ Spec: ``docs/primary-key-table/merge-engine/*``, ``docs/primary-key-table/sequen
 the seeds' merge-engine pages. Java: ``org.apache.paimon.table.PrimaryKeyTableUtils``
 (``createMergeFunctionFactory``), ``schema.SchemaValidation`` (the option checks mirrored in
 :func:`compute_merge_setup`), ``CoreOptions`` (keys and defaults), ``utils.RowKindFilter``,
-``table.sink.RowKindGenerator`` and, for 0.9.0 default values, ``operation.DefaultValueAssigner``.
+``table.sink.RowKindGenerator`` (default values: ``reference.spec.default_values``).
 
 How a reader or writer uses this module:
 
@@ -23,10 +23,8 @@ difference is listed in :data:`DIFFERENCES_FROM_0_9` (ids usable in test markers
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, InvalidOperation
 from enum import Enum
 from typing import Protocol
 
@@ -47,7 +45,6 @@ from reference.merge.aggregation import (
 from reference.merge.deduplicate import DEDUPLICATE_FOLD, merge_deduplicate
 from reference.merge.first_row import FIRST_ROW_FOLD, merge_first_row
 from reference.merge.fold import FoldMergeFunction
-from reference.merge.java_semantics import compute_decimal_from_unscaled, is_integer_in_range
 from reference.merge.partial_update import (
     PARTIAL_UPDATE_FOLD,
     PartialUpdateConfig,
@@ -67,7 +64,7 @@ from reference.merge.sequence import (
 )
 from reference.merge.sequence import order_records as order_by_sequence
 from reference.spec import types as t
-from reference.spec.data import Row, RowKind, Value, days_from_date
+from reference.spec.data import Row, RowKind
 from reference.spec.key_value import KeyValue
 from reference.spec.options import MergeEngine
 
@@ -95,10 +92,6 @@ PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP = partial_update.REMOVE_RECORD_ON
 AGGREGATION_REMOVE_RECORD_ON_DELETE = "aggregation.remove-record-on-delete"
 FIELDS_DEFAULT_AGGREGATE_FUNCTION = aggregation.DEFAULT_AGGREGATE_FUNCTION_OPTION
 DEFAULT_AGGREGATE_FUNCTION_SEGMENT = "default-aggregate-function"
-DEFAULT_VALUE_SUFFIX = "default-value"
-"""``fields.<f>.default-value`` (0.9.0; main keeps default values in the schema instead)."""
-
-
 DIFFERENCES_FROM_0_9: Mapping[str, str] = {
     **partial_update.DIFFERENCES_FROM_0_9,
     **aggregation.DIFFERENCES_FROM_0_9,
@@ -401,71 +394,3 @@ def create_merge_function(setup: MergeSetup) -> MergeFunction:
 def is_visible(result: KeyValue | None) -> bool:
     """Whether a merge result is a row a read returns (an add, not a deletion)."""
     return result is not None and result.kind.is_add
-
-
-# --------------------------------------------------------------------------------------------
-# Default values (0.9.0: fields.<f>.default-value, applied to read rows after the merge)
-# --------------------------------------------------------------------------------------------
-
-_TRUE_TEXTS = frozenset({"t", "true", "y", "yes", "1"})
-_FALSE_TEXTS = frozenset({"f", "false", "n", "no", "0"})
-
-
-def _cast_integer(text: str, data_type: t.DataType) -> int:
-    number = int(text.strip())
-    if not is_integer_in_range(number, data_type):
-        raise ValueError(f"{text} is out of range of {data_type}")
-    return number
-
-
-def _cast_decimal(text: str, data_type: t.DecimalType) -> Decimal:
-    exact = Decimal(text.strip())
-    unscaled = exact.scaleb(data_type.scale).to_integral_value(rounding="ROUND_HALF_UP")
-    result = compute_decimal_from_unscaled(int(unscaled), data_type)
-    if result is None:
-        raise ValueError(f"{text} does not fit {data_type}")
-    return result
-
-
-def cast_default_value(text: str, data_type: t.DataType) -> Value:
-    """Cast a default-value string to an internal value (a subset of Java's string casts:
-    booleans, numbers, decimals, strings and dates). Raises ``ValueError`` on bad text."""
-    root = data_type.root
-    if root is t.TypeRoot.BOOLEAN:
-        word = text.strip().lower()
-        if word not in _TRUE_TEXTS | _FALSE_TEXTS:
-            raise ValueError(f"{text!r} is not a boolean")
-        return word in _TRUE_TEXTS
-    if root in t.INTEGER_ROOTS:
-        return _cast_integer(text, data_type)
-    if root in t.FLOATING_ROOTS:
-        return float(text.strip())
-    if isinstance(data_type, t.DecimalType):
-        return _cast_decimal(text, data_type)
-    if root in t.CHARACTER_ROOTS:
-        return text
-    if root is t.TypeRoot.DATE:
-        return days_from_date(datetime.date.fromisoformat(text.strip()))
-    raise UnsupportedFeature(f"default values of type {data_type} are not supported")
-
-
-def compute_default_values(options: MergeOptions, row_type: t.RowType) -> tuple[Value, ...]:
-    """The ``fields.<f>.default-value`` of each field (``None`` where there is none)."""
-    defaults: list[Value] = []
-    for data_field in row_type.fields:
-        key = field_option_key(data_field.name, DEFAULT_VALUE_SUFFIX)
-        text = options.field_options.get(key)
-        try:
-            defaults.append(None if text is None else cast_default_value(text, data_field.type))
-        except (ValueError, InvalidOperation) as error:
-            raise InvalidOptionError(
-                key, text, f"cannot cast to {data_field.type}: {error}"
-            ) from None
-    return tuple(defaults)
-
-
-def apply_default_values(value: Row, defaults: Sequence[Value]) -> Row:
-    """Replace each null field that has a default by the default (Java ``DefaultValueRow``)."""
-    return tuple(
-        default if item is None else item for item, default in zip(value, defaults, strict=True)
-    )

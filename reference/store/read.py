@@ -45,12 +45,9 @@ from reference.errors import naming_file
 from reference.io import FileIO
 from reference.merge.engine import (
     MergeSetup,
-    apply_default_values,
-    compute_default_values,
     compute_merge_setup,
     merge,
     order_records,
-    parse_merge_options,
 )
 from reference.spec import types as t
 from reference.spec.casts import cast_value
@@ -64,6 +61,7 @@ from reference.spec.data_file import (
     compute_key_value_fields,
     compute_trimmed_primary_keys,
 )
+from reference.spec.default_values import apply_default_values, compute_default_values
 from reference.spec.deletion_vector import DeletionVector, decode_deletion_vector, is_deleted
 from reference.spec.file_format import arrow_to_rows, decode_data_file, parse_file_format
 from reference.spec.file_index.result import ResultKind, is_remain
@@ -361,8 +359,7 @@ def read_primary_key_split(
 def compute_read_defaults(schema: TableSchema) -> tuple[Value, ...] | None:
     """The default of each field of ``schema`` (``None`` where it has none), or ``None`` when
     no field has one."""
-    options = parse_merge_options(schema.options)
-    defaults = compute_default_values(options, schema.logical_row_type)
+    defaults = compute_default_values(schema.options, schema.logical_row_type)
     return defaults if any(d is not None for d in defaults) else None
 
 

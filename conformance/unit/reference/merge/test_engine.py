@@ -7,9 +7,6 @@ outputs, and the per-engine modules' own tests for the merges themselves.
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Any
-
 import pytest
 
 from conformance.unit.reference.merge.helpers import (
@@ -28,6 +25,7 @@ from conformance.unit.reference.merge.helpers import (
 from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature
 from reference.merge import engine as e
 from reference.merge.sequence import SequenceAutoPadding, SortOrder
+from reference.spec import default_values as dv
 from reference.spec import types as t
 from reference.spec.data import RowKind, Timestamp
 from reference.spec.key_value import KeyValue
@@ -229,37 +227,12 @@ def test_seed_default_value_of_partial_update() -> None:
     options = {"merge-engine": "partial-update", "fields.b.default-value": "0"}
     merged = merge_rows(options, DEFAULT_SCHEMA, *DEFAULT_ROWS)
     assert merged is not None and merged.value == (1, 1, N, 1)
-    defaults = e.compute_default_values(e.parse_merge_options(options), DEFAULT_SCHEMA)
+    defaults = dv.compute_default_values(options, DEFAULT_SCHEMA)
     assert defaults == (N, N, 0, N)
-    assert e.apply_default_values(merged.value, defaults) == (1, 1, 0, 1)  # 0.9.0: after merge
-    written = [e.apply_default_values(row, defaults) for row in DEFAULT_ROWS]  # main: on write
+    assert dv.apply_default_values(merged.value, defaults) == (1, 1, 0, 1)  # 0.9.0: after merge
+    written = [dv.apply_default_values(row, defaults) for row in DEFAULT_ROWS]  # main: on write
     main_style = merge_rows({"merge-engine": "partial-update"}, DEFAULT_SCHEMA, *written)
     assert main_style is not None and main_style.value == (1, 1, 0, 1)
-
-
-@pytest.mark.parametrize(
-    ("data_type", "text", "value"),
-    [
-        (t.BooleanType(), " Yes", True),
-        (t.TinyIntType(), "-5", -5),
-        (t.DoubleType(), "1.5", 1.5),
-        (t.DecimalType(4, 2), "1.005", "1.01"),
-        (STRING, "x y", "x y"),
-        (t.DateType(), "1970-01-02", 1),
-    ],
-)
-def test_default_value_casts(data_type: t.DataType, text: str, value: Any) -> None:
-    expected = Decimal(value) if isinstance(data_type, t.DecimalType) else value
-    assert e.cast_default_value(text, data_type) == expected
-
-
-def test_bad_default_values() -> None:
-    schema = row_type(("k", KEY_INT), ("a", t.TinyIntType()), ("ts", t.TimestampType(3)))
-    with pytest.raises(InvalidOptionError) as error:
-        e.compute_default_values(e.parse_merge_options({"fields.a.default-value": "300"}), schema)
-    assert error.value.option == "fields.a.default-value"
-    with pytest.raises(UnsupportedFeature):
-        e.compute_default_values(e.parse_merge_options({"fields.ts.default-value": "x"}), schema)
 
 
 def test_differences_are_listed() -> None:
