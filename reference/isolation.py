@@ -7,9 +7,11 @@ vouches for, so it must report such a file as corrupt and go on with the next on
 
 Rules:
 
-1. One long-lived worker process (``spawn`` start method: no inherited threads or locks)
-   decodes one file at a time: it receives the file's bytes and answers with the table as an
-   Arrow IPC stream, or with the error the reader raised.
+1. One long-lived worker process decodes one file at a time: it receives the file's bytes and
+   answers with the table as an Arrow IPC stream, or with the error the reader raised. Workers
+   are forked from a ``forkserver`` that has imported pyarrow (a restart takes milliseconds,
+   and no thread or lock of this process is inherited); where there is no fork server
+   (Windows), they are spawned.
 2. The worker starts on first use and is reused; calls are serialized by a lock, so threads
    may share one decoder.
 3. If the worker dies while decoding, the file is reported with :class:`PaimonFormatError`
@@ -27,6 +29,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
+from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 
 import pyarrow as pa
@@ -44,6 +47,7 @@ DEFAULT_TIMEOUT_SECONDS = 120.0
 EXIT_GRACE_SECONDS = 5.0
 """How long a worker whose pipe closed may take to exit before it is killed."""
 
+FORKSERVER = "forkserver"
 ANSWER_OK = "ok"
 ANSWER_ERROR = "error"
 
@@ -77,6 +81,16 @@ def serve_orc_requests(connection: Connection) -> None:
             connection.send(answer)
         except OSError:  # the parent stopped listening (rule 4)
             return
+
+
+def create_worker_context() -> SpawnContext | ForkServerContext:
+    """Rule 1's start method: a fork server preloading this module (and so pyarrow's ORC
+    reader), else ``spawn``."""
+    if FORKSERVER not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
 
 
 def describe_exit(exit_code: int | None) -> str:
@@ -124,7 +138,7 @@ class IsolatedOrcDecoder:
             if self._process.is_alive():
                 return self._connection
             self._stop_worker()
-        context = multiprocessing.get_context("spawn")
+        context = create_worker_context()
         parent, child = context.Pipe()
         process = context.Process(
             target=serve_orc_requests, args=(child,), name="paimon-kit-orc", daemon=True

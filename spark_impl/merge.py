@@ -25,8 +25,8 @@ Input: one Arrow table holding every record of a bucket in the read schema plus
    groups or aggregate functions in groups, aggregation with
    ``aggregation.remove-record-on-delete``, and the functions ``collect``, ``rbm32`` and
    ``listagg`` with ``distinct``. Not supported at all (``UnsupportedFeature``): ``merge_map``,
-   ``merge_map_with_keytime``, ``nested_update``, ``nested_partial_update``, ``collect`` with
-   ``distinct``, ``rbm64``, ``theta_sketch``, ``hll_sketch``, DECIMAL ``product``,
+   ``merge_map_with_keytime``, ``nested_update``, ``nested_partial_update``, ``rbm64``,
+   ``theta_sketch``, ``hll_sketch``, DECIMAL ``product``,
    ``sequence.snapshot-ordering``.
 
 Semantics follow Paimon main as the reference does (e.g. integer ``sum`` overflow is an error).

@@ -4,8 +4,7 @@ Used by :mod:`spark_impl.merge` where no exact vectorized form exists:
 
 * partial-update with sequence groups, or with aggregate functions on grouped fields;
 * aggregation with ``aggregation.remove-record-on-delete``;
-* the aggregate functions ``collect`` (without ``distinct``), ``rbm32`` and ``listagg`` with
-  ``distinct``.
+* the aggregate functions ``collect``, ``rbm32`` and ``listagg`` with ``distinct``.
 
 Rules (Paimon main, as the reference): records of one key are applied oldest first. An added
 record aggregates (or overwrites) field by field, a retraction retracts; partial-update sequence
@@ -31,6 +30,7 @@ from reference.spec.data import decimal_from_unscaled, decimal_unscaled
 from reference.spec.data_file import is_java_blank
 from reference.spec.file_format import arrow_to_rows, rows_to_arrow
 from reference.spec.file_index.roaring import decode_roaring32, encode_roaring32
+from reference.spec.java_hashing import compute_java_hash_set
 from reference.spec.options import MergeEngine
 from spark_impl.merge import (
     DELETE,
@@ -155,12 +155,28 @@ def _equality_key(value: Any, data_type: t.DataType) -> Any:
     return value
 
 
-def _collect(acc: Any, value: Any, function: FieldFunction) -> Any:
-    if function.distinct:
-        raise UnsupportedFeature("collect with distinct (Java HashSet order) in spark_impl")
-    if acc is None or value is None:
-        return value if acc is None else acc
-    return list(acc) + list(value)
+def _collect(acc: Any, value: Any, function: FieldFunction, data_type: t.DataType) -> Any:
+    """Concatenate; with ``distinct``, nested and binary elements keep the accumulator and add
+    unseen inputs (Java compares them with an equaliser), other elements come out in the
+    order of the Java ``HashSet`` holding accumulator then inputs (``spec.java_hashing``)."""
+    if acc is None and value is None:
+        return None
+    if not function.distinct:
+        if acc is None or value is None:
+            return value if acc is None else acc
+        return list(acc) + list(value)
+    assert isinstance(data_type, t.ArrayType)
+    element = data_type.element
+    if t.is_nested(element) or element.root in t.BINARY_ROOTS:
+        kept = list(acc or [])
+        seen = [_equality_key(v, element) for v in kept]
+        for item in value or []:
+            key = _equality_key(item, element)
+            if key not in seen:
+                seen.append(key)
+                kept.append(item)
+        return kept
+    return compute_java_hash_set([*(acc or []), *(value or [])], element)
 
 
 def _retract_collect(acc: Any, value: Any, data_type: t.DataType) -> Any:
@@ -188,7 +204,7 @@ def _combine(function: FieldFunction, data_type: t.DataType, acc: Any, value: An
     if fn is Fn.LISTAGG:
         return _listagg(acc, value, function)
     if fn is Fn.COLLECT:
-        return _collect(acc, value, function)
+        return _collect(acc, value, function, data_type)
     if acc is None or value is None:
         return value if acc is None else acc
     if fn is Fn.SUM:

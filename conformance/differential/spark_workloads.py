@@ -175,10 +175,8 @@ def is_spark_gap(spec: TableSpec) -> bool:
 
 
 def is_gap_column(spec: TableSpec, name: str) -> bool:
-    """A column whose merge spark_impl refuses: a gap aggregate function, or ``collect`` with
-    ``distinct`` (regression case ``spark-gap-collect-distinct``)."""
-    function = spec.option(f"fields.{name}.aggregate-function")
-    return function in SPARK_GAP_FUNCTIONS or spec.option(f"fields.{name}.distinct") == "true"
+    """A column whose merge spark_impl refuses: a gap aggregate function."""
+    return spec.option(f"fields.{name}.aggregate-function") in SPARK_GAP_FUNCTIONS
 
 
 def without_columns(spec: TableSpec, names: set[str]) -> TableSpec:

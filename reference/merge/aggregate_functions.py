@@ -26,8 +26,8 @@ takes the input.
 
 Results whose element order Java leaves to a ``HashMap``/``HashSet`` (``collect`` with
 ``distinct``, ``merge_map``, keyed ``nested_update``) are ordered the way that map iterates, so
-arrays compare equal to Java's element for element (see ``java_semantics``). Bitmap and sketch
-unions live in ``sketches``.
+arrays compare equal to Java's element for element (see ``reference.spec.java_hashing``).
+Bitmap and sketch unions live in ``sketches``.
 """
 
 from __future__ import annotations
@@ -46,9 +46,6 @@ from reference.merge.java_semantics import (
     compute_decimal_quotient,
     compute_decimal_sum,
     compute_ieee_division,
-    compute_java_equality_key,
-    compute_java_hash_map,
-    compute_java_hash_set,
     compute_java_int_division,
     is_integer_in_range,
     is_java_blank,
@@ -65,6 +62,11 @@ from reference.spec import types as t
 from reference.spec.binary_row import compute_binary_row_hash, encode_binary_row
 from reference.spec.data import Value, decimal_unscaled
 from reference.spec.file_index.java_order import compute_hash_map_order
+from reference.spec.java_hashing import (
+    compute_java_equality_key,
+    compute_java_hash_map,
+    compute_java_hash_set,
+)
 
 # --------------------------------------------------------------------------------------------
 # Names and options

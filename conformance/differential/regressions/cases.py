@@ -231,8 +231,7 @@ REGRESSIONS: tuple[Regression, ...] = (
             COLLECT_DISTINCT,
             (Write(((INS, (1, [1, 2])), (INS, (1, [2, 3])))), PLAIN),
         ),
-        "spark_impl: merging 'collect' with 'distinct' = true raises UnsupportedFeature "
-        "(spark_impl.merge_slow._collect); the reference and Java 0.9 merge it",
+        None,  # fixed: spark_impl.merge_slow._collect keeps Java's HashSet order
     ),
     Regression(
         "spark-gap-merge-map",
