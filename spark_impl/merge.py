@@ -23,8 +23,8 @@ Input: one Arrow table holding every record of a bucket in the read schema plus
 
 3. Slow paths (per key, Python; :mod:`spark_impl.merge_slow`): partial-update with sequence
    groups or aggregate functions in groups, aggregation with
-   ``aggregation.remove-record-on-delete``, and the functions ``collect``, ``rbm32`` and
-   ``listagg`` with ``distinct``. Not supported at all (``UnsupportedFeature``): ``merge_map``,
+   ``aggregation.remove-record-on-delete``, and the functions ``collect``, ``merge_map``,
+   ``rbm32`` and ``listagg`` with ``distinct``. Not supported at all (``UnsupportedFeature``):
    ``merge_map_with_keytime``, ``nested_update``, ``nested_partial_update``, ``rbm64``,
    ``theta_sketch``, ``hll_sketch``, DECIMAL ``product``,
    ``sequence.snapshot-ordering``.
@@ -116,13 +116,12 @@ UNSUPPORTED_FUNCTIONS = frozenset(
         Fn.RBM64,
         Fn.NESTED_UPDATE,
         Fn.NESTED_PARTIAL_UPDATE,
-        Fn.MERGE_MAP,
         Fn.MERGE_MAP_WITH_KEYTIME,
         Fn.THETA_SKETCH,
         Fn.HLL_SKETCH,
     }
 )
-SLOW_FUNCTIONS = frozenset({Fn.COLLECT, Fn.RBM32})
+SLOW_FUNCTIONS = frozenset({Fn.COLLECT, Fn.MERGE_MAP, Fn.RBM32})
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ Used by :mod:`spark_impl.merge` where no exact vectorized form exists:
 
 * partial-update with sequence groups, or with aggregate functions on grouped fields;
 * aggregation with ``aggregation.remove-record-on-delete``;
-* the aggregate functions ``collect``, ``rbm32`` and ``listagg`` with ``distinct``.
+* the aggregate functions ``collect``, ``merge_map``, ``rbm32`` and ``listagg`` with
+  ``distinct``.
 
 Rules (Paimon main, as the reference): records of one key are applied oldest first. An added
 record aggregates (or overwrites) field by field, a retraction retracts; partial-update sequence
@@ -30,7 +31,7 @@ from reference.spec.data import decimal_from_unscaled, decimal_unscaled
 from reference.spec.data_file import is_java_blank
 from reference.spec.file_format import arrow_to_rows, rows_to_arrow
 from reference.spec.file_index.roaring import decode_roaring32, encode_roaring32
-from reference.spec.java_hashing import compute_java_hash_set
+from reference.spec.java_hashing import compute_java_hash_map, compute_java_hash_set
 from reference.spec.options import MergeEngine
 from spark_impl.merge import (
     DELETE,
@@ -194,6 +195,21 @@ def _retract_collect(acc: Any, value: Any, data_type: t.DataType) -> Any:
     return kept
 
 
+def _merge_map(acc: dict[Any, Any], value: dict[Any, Any], data_type: t.DataType) -> Any:
+    """Both maps in one Java ``HashMap``, the input put last (its value wins a shared key)."""
+    assert isinstance(data_type, t.MapType)
+    return compute_java_hash_map([*acc.items(), *value.items()], data_type.key)
+
+
+def _retract_merge_map(acc: Any, value: Any, data_type: t.DataType) -> Any:
+    """The accumulator without the retracted map's keys, as a new ``HashMap``."""
+    if acc is None or not value:
+        return acc
+    assert isinstance(data_type, t.MapType)
+    kept = [(key, item) for key, item in acc.items() if key not in value]
+    return compute_java_hash_map(kept, data_type.key)
+
+
 def _combine(function: FieldFunction, data_type: t.DataType, acc: Any, value: Any) -> Any:
     """``agg(accumulator, value)`` of the stateless functions."""
     fn = function.fn
@@ -221,6 +237,8 @@ def _combine(function: FieldFunction, data_type: t.DataType, acc: Any, value: An
         return bool(acc or value)
     if fn is Fn.RBM32:
         return encode_roaring32(decode_roaring32(acc) | decode_roaring32(value))
+    if fn is Fn.MERGE_MAP:
+        return _merge_map(acc, value, data_type)
     raise UnsupportedFeature(f"aggregate function '{fn.value}' in spark_impl")
 
 
@@ -275,6 +293,8 @@ def apply_retract(function: FieldFunction, data_type: t.DataType, acc: Acc, valu
             acc.value = _divide(acc.value, value, data_type)
     elif fn is Fn.COLLECT:
         acc.value = _retract_collect(acc.value, value, data_type)
+    elif fn is Fn.MERGE_MAP:
+        acc.value = _retract_merge_map(acc.value, value, data_type)
     else:
         raise UnsupportedFeature(f"retracting '{fn.value}' in spark_impl")
 

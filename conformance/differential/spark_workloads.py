@@ -156,7 +156,6 @@ SPARK_GAP_PRODUCERS = ("lookup", "full-compaction")
 """Changelog producers spark_impl refuses to write (``UnsupportedFeature``; regression cases
 ``spark-gap-lookup-producer`` / ``spark-gap-full-compaction-producer``)."""
 SPARK_GAP_FUNCTIONS = (
-    "merge_map",
     "merge_map_with_keytime",
     "rbm64",
     "nested_update",
@@ -164,8 +163,7 @@ SPARK_GAP_FUNCTIONS = (
     "theta_sketch",
     "hll_sketch",
 )
-"""Aggregate functions spark_impl refuses to merge (``UnsupportedFeature``; regression case
-``spark-gap-merge-map`` for the first)."""
+"""Aggregate functions spark_impl refuses to merge (``UnsupportedFeature``)."""
 
 
 def is_spark_gap(spec: TableSpec) -> bool:

@@ -241,8 +241,7 @@ REGRESSIONS: tuple[Regression, ...] = (
             MERGE_MAP,
             (Write(((INS, (1, {1: "a"})), (INS, (1, {2: "b"})))), PLAIN),
         ),
-        "spark_impl: spark_impl.merge._field_function refuses 'merge_map' (in "
-        "UNSUPPORTED_FUNCTIONS) with UnsupportedFeature; the reference and Java 0.9 merge it",
+        None,  # fixed: spark_impl.merge_slow merges merge_map in Java HashMap order
     ),
 )
 REGRESSIONS_BY_NAME = {regression.name: regression for regression in REGRESSIONS}
