@@ -32,6 +32,7 @@ from types import MappingProxyType
 from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeature
 from reference.spec import types as t
 from reference.spec.casts import is_castable
+from reference.spec.file_format import FileFormat, compute_avro_schema
 from reference.spec.json_format import (
     INT_MAX,
     INT_MIN,
@@ -542,6 +543,19 @@ def validate_table_kind_options(schema: TableSchema) -> None:
         )
 
 
+def validate_file_format_types(schema: TableSchema) -> None:
+    """The table's ``file.format`` can hold every column type (Java
+    ``SchemaValidation.validateTableSchema`` -> ``FileFormat.validateDataFields``): for Avro,
+    the type mapping of :func:`reference.spec.file_format.compute_avro_schema` must exist
+    (e.g. no TIMESTAMP above microseconds, no TIME above milliseconds)."""
+    if schema.core_options.file_format != FileFormat.AVRO.value:
+        return
+    try:
+        compute_avro_schema(schema.fields)
+    except UnsupportedFeature as error:
+        raise _violation("SCHEMA_FORMAT_TYPE", str(error)) from None
+
+
 def validate_schema(schema: TableSchema) -> None:
     """Check every rule a table schema must satisfy (Java ``Schema`` normalization checks,
     ``TableSchema``'s constructor and ``SchemaValidation.validateTableSchema``).
@@ -557,6 +571,7 @@ def validate_schema(schema: TableSchema) -> None:
     validate_sequence_field(schema)
     validate_sequence_groups(schema)
     validate_table_kind_options(schema)
+    validate_file_format_types(schema)
 
 
 # --------------------------------------------------------------------------------------------

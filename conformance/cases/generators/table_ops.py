@@ -44,6 +44,7 @@ def case(
     primary_keys: Sequence[str] = ("k",),
     options: Mapping[str, str] | None = None,
     partition_keys: Sequence[str] = (),
+    java: bool = True,
 ) -> CaseSpec:
     default = {"bucket": "1"} if primary_keys else {}
     return table_case(
@@ -55,6 +56,7 @@ def case(
         primary_keys=primary_keys,
         partition_keys=partition_keys,
         options={**default, **(options or {})},
+        java=java,
     )
 
 
@@ -298,10 +300,12 @@ def time_travel() -> Iterator[CaseSpec]:
     )
     yield case(
         "time-travel/timestamp_before_first_snapshot",
-        "a time before the first snapshot reads as an empty table (main; 0.9 reads the first)",
+        "a time before the first snapshot is an error: no snapshot was committed at or before it "
+        "(main; 0.9 reads the first snapshot)",
         [DOC_SNAPSHOT, "Java: StaticFromTimestampStartingScanner"],
         PK_KV,
-        [inserts((1, "a")), read(Hand([]), timestamp_millis=1000)],
+        [inserts((1, "a")), expect_error(read(timestamp_millis=1000), "NOT_FOUND")],
+        java=False,
     )
     yield case(
         "time-travel/missing_snapshot",
