@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from reference.errors import PaimonFormatError, SpecViolation
+from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeature
 from reference.spec import types as t
 from reference.spec.data import Value
 from reference.spec.file_index.byte_reader import (
@@ -60,12 +60,8 @@ from reference.spec.file_index.byte_reader import (
 )
 from reference.spec.file_index.container import compute_timestamp_long
 from reference.spec.file_index.java_order import (
-    compute_binary_string_hash,
-    compute_boolean_hash,
     compute_double_bits,
-    compute_double_hash,
     compute_float_bits,
-    compute_float_hash,
     compute_hash_map_order,
     compute_long_hash,
 )
@@ -79,6 +75,7 @@ from reference.spec.file_index.roaring import (
     encode_roaring32,
     row_ids_of,
 )
+from reference.spec.java_hashing import compute_java_hash
 
 
 class BitmapVersion(IntEnum):
@@ -166,19 +163,15 @@ def compute_key_identity(key: Value, data_type: t.DataType) -> Any:
 
 
 def compute_key_java_hash(key: Value, data_type: t.DataType) -> int:
-    """The ``hashCode`` of the boxed key Java puts in its ``HashMap``."""
-    root = data_type.root
-    if root in t.CHARACTER_ROOTS:
-        return compute_binary_string_hash(str(key).encode("utf-8"))
-    if root is t.TypeRoot.BOOLEAN:
-        return compute_boolean_hash(bool(key))
-    if root is t.TypeRoot.FLOAT:
-        return compute_float_hash(key)
-    if root is t.TypeRoot.DOUBLE:
-        return compute_double_hash(key)
-    if KEY_WIDTHS[root] == 8:
+    """The ``hashCode`` of the boxed key Java puts in its ``HashMap``: a timestamp key is a
+    ``Long`` (:func:`compute_bitmap_key`); any other key is the column's value
+    (``reference.spec.java_hashing`` rule 1)."""
+    if data_type.root in t.TIMESTAMP_ROOTS:
         return compute_long_hash(int(key))
-    return int(key)
+    hash_code = compute_java_hash(key, data_type)
+    if hash_code is None:
+        raise UnsupportedFeature(f"bitmap index keys of type {data_type}")
+    return hash_code
 
 
 def compute_key_sort_key(key: Value, data_type: t.DataType) -> Any:
