@@ -7,8 +7,9 @@ vouches for, so it must report such a file as corrupt and go on with the next on
 
 Rules:
 
-1. One long-lived worker process decodes one file at a time: it receives the file's bytes and
-   answers with the table as an Arrow IPC stream, or with the error the reader raised. Workers
+1. One long-lived worker process decodes one file at a time: it receives what to read (the
+   table or the footer) and the file's bytes, and answers with the table as an Arrow IPC
+   stream or the footer, or with the error the reader raised. Workers
    are forked from a ``forkserver`` that has imported pyarrow (a restart takes milliseconds,
    and no thread or lock of this process is inherited); where there is no fork server
    (Windows), they are spawned.
@@ -28,16 +29,19 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import Enum
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
+from typing import Final
 
 import pyarrow as pa
 
 from reference.errors import PaimonFormatError
 from reference.spec.orc_decoding import (
+    IN_PROCESS_DECODER,
+    OrcFooter,
     current_orc_decoder,
-    decode_orc_in_process,
     using_orc_decoder,
 )
 
@@ -47,9 +51,16 @@ DEFAULT_TIMEOUT_SECONDS = 120.0
 EXIT_GRACE_SECONDS = 5.0
 """How long a worker whose pipe closed may take to exit before it is killed."""
 
-FORKSERVER = "forkserver"
+FORKSERVER: Final = "forkserver"
 ANSWER_OK = "ok"
 ANSWER_ERROR = "error"
+
+
+class Request(Enum):
+    """What the worker is asked to read (rule 1)."""
+
+    TABLE = b"table"
+    FOOTER = b"footer"
 
 
 def encode_ipc_stream(table: pa.Table) -> bytes:
@@ -65,20 +76,26 @@ def decode_ipc_stream(data: bytes) -> pa.Table:
     return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
 
 
+def compute_answer(request: Request, data: bytes) -> tuple[str, object]:
+    """Rules 1 and 5: what the worker sends back for one request."""
+    try:
+        if request is Request.FOOTER:
+            return ANSWER_OK, IN_PROCESS_DECODER.decode_footer(data)
+        return ANSWER_OK, encode_ipc_stream(IN_PROCESS_DECODER.decode_table(data))
+    except Exception as error:  # rule 5: any reader error is an answer
+        return ANSWER_ERROR, f"{type(error).__name__}: {error}"
+
+
 def serve_orc_requests(connection: Connection) -> None:
-    """The worker's loop (rule 1): decode each file received until the pipe closes."""
+    """The worker's loop (rule 1): answer each request until the pipe closes."""
     while True:
         try:
+            request = Request(connection.recv_bytes())
             data = connection.recv_bytes()
         except EOFError:
             return
-        answer: tuple[str, bytes | str]
         try:
-            answer = (ANSWER_OK, encode_ipc_stream(decode_orc_in_process(data)))
-        except Exception as error:  # rule 5: any reader error is an answer
-            answer = (ANSWER_ERROR, f"{type(error).__name__}: {error}")
-        try:
-            connection.send(answer)
+            connection.send(compute_answer(request, data))
         except OSError:  # the parent stopped listening (rule 4)
             return
 
@@ -88,7 +105,7 @@ def create_worker_context() -> SpawnContext | ForkServerContext:
     reader), else ``spawn``."""
     if FORKSERVER not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
+    context = multiprocessing.get_context(FORKSERVER)
     context.set_forkserver_preload([__name__])
     return context
 
@@ -112,11 +129,23 @@ class IsolatedOrcDecoder:
         self._process: BaseProcess | None = None
         self._connection: Connection | None = None
 
-    def __call__(self, data: bytes) -> pa.Table:
+    def decode_table(self, data: bytes) -> pa.Table:
+        payload = self._request(Request.TABLE, data)
+        assert isinstance(payload, bytes)
+        return decode_ipc_stream(payload)
+
+    def decode_footer(self, data: bytes) -> OrcFooter:
+        payload = self._request(Request.FOOTER, data)
+        assert isinstance(payload, OrcFooter)
+        return payload
+
+    def _request(self, request: Request, data: bytes) -> object:
+        """Rules 2-5: the worker's answer to one request, or the typed error."""
         with self._lock:
             connection = self._start_worker()
             grace: float | None = 0.0  # rule 4: a worker that did not answer is killed at once
             try:
+                connection.send_bytes(request.value)
                 connection.send_bytes(data)
                 if connection.poll(self.timeout_seconds):
                     kind, payload = connection.recv()
@@ -129,9 +158,9 @@ class IsolatedOrcDecoder:
                     f"orc: the ORC reader (pyarrow, Apache ORC C++) {describe_exit(exit_code)} "
                     "decoding this file: the file is corrupt"
                 )
-        if kind != ANSWER_OK or not isinstance(payload, bytes):
+        if kind != ANSWER_OK:
             raise PaimonFormatError(f"orc: undecodable file ({payload})")
-        return decode_ipc_stream(payload)
+        return payload
 
     def _start_worker(self) -> Connection:
         if self._connection is not None and self._process is not None:

@@ -15,7 +15,6 @@ and fold older records in "reversed" for fields with a function.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -31,7 +30,11 @@ from reference.spec.data import decimal_from_unscaled, decimal_unscaled
 from reference.spec.data_file import is_java_blank
 from reference.spec.file_format import arrow_to_rows, rows_to_arrow
 from reference.spec.file_index.roaring import decode_roaring32, encode_roaring32
-from reference.spec.java_hashing import compute_java_hash_map, compute_java_hash_set
+from reference.spec.java_hashing import (
+    compute_java_equality_key,
+    compute_java_hash_map,
+    compute_java_hash_set,
+)
 from reference.spec.options import MergeEngine
 from spark_impl.merge import (
     DELETE,
@@ -148,14 +151,6 @@ def _listagg(acc: Any, value: Any, function: FieldFunction) -> Any:
     return function.delimiter.join(parts)
 
 
-def _equality_key(value: Any, data_type: t.DataType) -> Any:
-    if data_type.root is t.TypeRoot.FLOAT and value is not None:
-        return struct.pack(">f", value)
-    if data_type.root is t.TypeRoot.DOUBLE and value is not None:
-        return struct.pack(">d", value)
-    return value
-
-
 def _collect(acc: Any, value: Any, function: FieldFunction, data_type: t.DataType) -> Any:
     """Concatenate; with ``distinct``, nested and binary elements keep the accumulator and add
     unseen inputs (Java compares them with an equaliser), other elements come out in the
@@ -170,9 +165,9 @@ def _collect(acc: Any, value: Any, function: FieldFunction, data_type: t.DataTyp
     element = data_type.element
     if t.is_nested(element) or element.root in t.BINARY_ROOTS:
         kept = list(acc or [])
-        seen = [_equality_key(v, element) for v in kept]
+        seen = [compute_java_equality_key(v, element) for v in kept]
         for item in value or []:
-            key = _equality_key(item, element)
+            key = compute_java_equality_key(item, element)
             if key not in seen:
                 seen.append(key)
                 kept.append(item)
@@ -184,10 +179,10 @@ def _retract_collect(acc: Any, value: Any, data_type: t.DataType) -> Any:
     if acc is None or not value:
         return acc
     assert isinstance(data_type, t.ArrayType)
-    pending = [_equality_key(v, data_type.element) for v in value]
+    pending = [compute_java_equality_key(v, data_type.element) for v in value]
     kept = []
     for element in acc:
-        key = _equality_key(element, data_type.element)
+        key = compute_java_equality_key(element, data_type.element)
         if key in pending:
             pending.remove(key)
         else:

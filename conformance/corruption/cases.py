@@ -484,7 +484,8 @@ segfault (found by mutation); the validator decodes ORC in a worker process and 
     "data-file-orc-reader-crash",
     PK_ORC,
     "DATA_FILE_UNREADABLE",
-    "one byte of an ORC stripe on which pyarrow's reader crashes",
+    "one byte of an ORC stripe on which pyarrow's reader crashes (found by reading rows)",
+    deep=True,
 )
 def _data_orc_crash(table: Path) -> str:
     path = s.live_files(table)[0].path

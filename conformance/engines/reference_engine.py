@@ -223,6 +223,7 @@ class ReferenceEngine:
         self.capabilities = compute_capabilities()
         self._file_io = LocalFileIO()
         self._format_tables: dict[str, format_table.FormatTable] = {}
+        self._view_catalogs: dict[str, JdbcCatalog] = {}
 
     def _table(self, path: str) -> Table:
         return Table.open(self._file_io, path)
@@ -362,13 +363,16 @@ class ReferenceEngine:
     # -- views: a JDBC catalog (SQLite) beside the case's table, database ``default`` -------
 
     def _view_catalog(self, path: str) -> JdbcCatalog:
+        """The catalog of the table's directory, opened (and its database made) once."""
         directory = os.path.dirname(path.rstrip("/"))
-        catalog = JdbcCatalog(
-            os.path.join(directory, VIEW_WAREHOUSE),
-            {JDBC_URI_OPTION: f"jdbc:sqlite:{os.path.join(directory, VIEW_CATALOG_FILE)}"},
-        )
-        catalog.create_database(VIEW_DATABASE, ignore_if_exists=True)
-        return catalog
+        if directory not in self._view_catalogs:
+            catalog = JdbcCatalog(
+                os.path.join(directory, VIEW_WAREHOUSE),
+                {JDBC_URI_OPTION: f"jdbc:sqlite:{os.path.join(directory, VIEW_CATALOG_FILE)}"},
+            )
+            catalog.create_database(VIEW_DATABASE, ignore_if_exists=True)
+            self._view_catalogs[directory] = catalog
+        return self._view_catalogs[directory]
 
     def create_view(
         self, path: str, name: str, query: str, comment: str | None, fields: Sequence[t.DataField]

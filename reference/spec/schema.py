@@ -550,10 +550,11 @@ def validate_file_format_types(schema: TableSchema) -> None:
     (e.g. no TIMESTAMP above microseconds, no TIME above milliseconds)."""
     if schema.core_options.file_format != FileFormat.AVRO.value:
         return
-    try:
-        compute_avro_schema(schema.fields)
-    except UnsupportedFeature as error:
-        raise _violation("SCHEMA_FORMAT_TYPE", str(error)) from None
+    for data_field in schema.fields:
+        try:
+            compute_avro_schema([data_field])
+        except UnsupportedFeature as error:
+            raise _violation("SCHEMA_FORMAT_TYPE", f"column {data_field.name!r}: {error}") from None
 
 
 def validate_schema(schema: TableSchema) -> None:

@@ -44,7 +44,7 @@ from reference.spec.file_format import (
     is_decoder_error,
     parse_file_format,
 )
-from reference.spec.orc_decoding import decode_orc_table
+from reference.spec.orc_decoding import decode_orc_footer
 from reference.spec.schema import TableSchema
 from reference.store.read import compute_file_fields
 from reference.store.scan import compute_stats_fields
@@ -73,10 +73,10 @@ def _read_parquet_footer(source: Any) -> DataFileFooter:
 
 
 def _read_orc_footer(source: Any) -> DataFileFooter:
-    # The whole file through the current ORC decoder: pyarrow's reader can crash on a garbled
-    # footer as well as on a garbled stripe (reference.spec.orc_decoding).
-    table = decode_orc_table(bytes(source.read()))
-    return DataFileFooter(tuple(table.column_names), table.num_rows)
+    # Through the current ORC decoder: pyarrow's reader can crash on a garbled footer
+    # (reference.spec.orc_decoding).
+    footer = decode_orc_footer(bytes(source.read()))
+    return DataFileFooter(footer.columns, footer.row_count)
 
 
 def _read_avro_footer(source: Any) -> DataFileFooter:

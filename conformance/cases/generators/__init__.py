@@ -194,6 +194,35 @@ def table_case(
     )
 
 
+ONE_BUCKET: Mapping[str, str] = {"bucket": "1"}
+
+
+def keyed_case(
+    case_id: str,
+    description: str,
+    refs: Sequence[str],
+    columns: Sequence[str],
+    steps: Sequence[Mapping[str, Any]],
+    *,
+    primary_keys: Sequence[str] = ("k",),
+    options: Mapping[str, str] | None = None,
+    **table: Any,
+) -> CaseSpec:
+    """A :func:`table_case` over a primary-key table (key ``k`` unless told) in one bucket
+    unless ``options`` say otherwise; without a primary key, no bucket is set."""
+    default = ONE_BUCKET if primary_keys else {}
+    return table_case(
+        case_id,
+        description,
+        refs,
+        columns,
+        steps,
+        primary_keys=primary_keys,
+        options={**default, **(options or {})},
+        **table,
+    )
+
+
 def ins(*values: JsonValue) -> list[JsonValue]:
     return ["+I", *values]
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from conformance.cases.generators import (
+    ONE_BUCKET,
     CaseSpec,
     Hand,
     JsonValue,
@@ -18,8 +19,8 @@ from conformance.cases.generators import (
     family,
     ins,
     inserts,
+    keyed_case,
     read,
-    table_case,
     upd,
     write,
 )
@@ -29,7 +30,6 @@ DOC_PARTIAL = "docs/docs/primary-key-table/merge-engine/partial-update.md"
 DOC_AGG = "docs/docs/primary-key-table/merge-engine/aggregation.mdx"
 DOC_FIRST_ROW = "docs/docs/primary-key-table/merge-engine/first-row.md"
 DOC_SEQUENCE = "docs/docs/primary-key-table/sequence-rowkind.mdx"
-ONE_BUCKET = {"bucket": "1"}
 
 
 def pk_case(  # noqa: PLR0917 (a case reads as id, text, refs, columns, steps, options)
@@ -42,15 +42,9 @@ def pk_case(  # noqa: PLR0917 (a case reads as id, text, refs, columns, steps, o
     *,
     primary_keys: Sequence[str] = ("k",),
 ) -> CaseSpec:
-    """A primary-key table in one bucket (plus ``options``)."""
-    return table_case(
-        case_id,
-        description,
-        refs,
-        columns,
-        steps,
-        primary_keys=primary_keys,
-        options={**ONE_BUCKET, **(options or {})},
+    """A primary-key table in one bucket (plus ``options``, given positionally)."""
+    return keyed_case(
+        case_id, description, refs, columns, steps, primary_keys=primary_keys, options=options
     )
 
 

@@ -3,7 +3,7 @@ expiration and system tables."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from conformance.cases.generators import (
@@ -18,6 +18,7 @@ from conformance.cases.generators import (
     family,
     ins,
     inserts,
+    keyed_case,
     read,
     system_table,
     table_case,
@@ -34,30 +35,8 @@ DOC_SYSTEM = "docs/docs/concepts/system-tables (Java 0.9: table/system/*)"
 PK_KV = ("k INT NOT NULL", "v STRING")
 
 
-def case(
-    case_id: str,
-    description: str,
-    refs: Sequence[str],
-    columns: Sequence[str],
-    steps: Sequence[Mapping[str, Any]],
-    *,
-    primary_keys: Sequence[str] = ("k",),
-    options: Mapping[str, str] | None = None,
-    partition_keys: Sequence[str] = (),
-    java: bool = True,
-) -> CaseSpec:
-    default = {"bucket": "1"} if primary_keys else {}
-    return table_case(
-        case_id,
-        description,
-        refs,
-        columns,
-        steps,
-        primary_keys=primary_keys,
-        partition_keys=partition_keys,
-        options={**default, **(options or {})},
-        java=java,
-    )
+case = keyed_case
+"""Table-operation cases are :func:`keyed_case` tables."""
 
 
 def add_column(name: str, type_sql: str, **position: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from reference.errors import PaimonFormatError
 from reference.isolation import IsolatedOrcDecoder, isolating_orc_decoding
 from reference.spec import types as t
 from reference.spec.file_format import FileFormat, arrow_to_rows, decode_data_file
+from reference.spec.orc_decoding import OrcFooter
 
 FIELDS = [
     t.DataField(0, "id", t.BigIntType()),
@@ -64,7 +65,7 @@ def decoder() -> Iterator[IsolatedOrcDecoder]:
 
 
 def test_a_good_file_decodes_to_its_rows(decoder: IsolatedOrcDecoder) -> None:
-    assert decoder(orc_file()).to_pylist() == [{"id": i, "name": n} for i, n in ROWS]
+    assert decoder.decode_table(orc_file()).to_pylist() == [{"id": i, "name": n} for i, n in ROWS]
 
 
 def test_a_crash_of_the_reader_is_a_typed_error_and_the_next_file_decodes(
@@ -72,22 +73,28 @@ def test_a_crash_of_the_reader_is_a_typed_error_and_the_next_file_decodes(
 ) -> None:
     bad = crashing_orc_file()
     with pytest.raises(PaimonFormatError, match="orc") as raised:
-        decoder(bad)
+        decoder.decode_table(bad)
     if is_crashing_raw_reader(bad):
         assert "crashed with signal" in str(raised.value)
-    assert decoder(orc_file()).num_rows == len(ROWS)
+    assert decoder.decode_table(orc_file()).num_rows == len(ROWS)
+
+
+def test_a_footer_is_read_through_the_worker(decoder: IsolatedOrcDecoder) -> None:
+    assert decoder.decode_footer(orc_file()) == OrcFooter(("id", "name"), len(ROWS))
+    with pytest.raises(PaimonFormatError, match="undecodable"):
+        decoder.decode_footer(b"ORC" + b"\x00" * 40)
 
 
 def test_a_reader_error_is_a_typed_error(decoder: IsolatedOrcDecoder) -> None:
     with pytest.raises(PaimonFormatError, match="undecodable"):
-        decoder(b"ORC" + b"\x00" * 40)
+        decoder.decode_table(b"ORC" + b"\x00" * 40)
 
 
 def test_a_worker_that_does_not_answer_in_time_is_stopped() -> None:
     slow = IsolatedOrcDecoder(timeout_seconds=0.0)  # the worker is still starting
     try:
         with pytest.raises(PaimonFormatError, match="did not answer in time"):
-            slow(orc_file())
+            slow.decode_table(orc_file())
     finally:
         slow.close()
 

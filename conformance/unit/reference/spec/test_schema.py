@@ -471,7 +471,21 @@ RULES: list[tuple[str, Callable[[], s.TableSchema]]] = [
         lambda: table(primary=(), options={"bucket": "-1", "streaming-read-overwrite": "true"}),
     ),
     ("SCHEMA_UNKNOWN_ROWKIND_FIELD", lambda: table(options={"bucket": "2", "rowkind.field": "z"})),
+    (
+        "SCHEMA_FORMAT_TYPE",
+        lambda: table(
+            (field(0, "k"), field(1, "p"), field(2, "v", t.TimestampType(9))),
+            options={"bucket": "2", "file.format": "avro"},
+        ),
+    ),
 ]
+
+
+def test_a_type_the_file_format_cannot_hold_names_the_column() -> None:
+    nanos = (field(0, "k"), field(1, "p"), field(2, "v", t.TimestampType(9)))
+    with pytest.raises(SpecViolation, match=r"column 'v'.*TIMESTAMP\(9\)"):
+        s.validate_schema(table(nanos, options={"bucket": "2", "file.format": "avro"}))
+    s.validate_schema(table(nanos, options={"bucket": "2", "file.format": "parquet"}))
 
 
 @pytest.mark.parametrize(("code", "build"), RULES)
