@@ -13,8 +13,10 @@ Any test that takes the ``conformance_case`` and ``conformance_engine`` fixtures
 ``--paimon-engines`` names them. A case the engine lacks a capability for is skipped with the
 reason; a known failure (``conformance/known_failures/<engine>.json``, or
 ``--paimon-known-failures``) is a strict xfail, so a fixed bug fails until its entry goes.
-Java runs get the ``java`` marker, Spark runs ``spark``. One engine instance serves the whole
-session (one JVM, one SparkSession).
+Java runs get the ``java`` marker, Spark runs ``spark``; an engine class may name
+``slow_capabilities``, and a case needing one is also marked ``slow`` on it (Spark's writing
+cases: ``pytest -m "spark and slow" conformance/test_cases.py``). One engine instance serves
+the whole session (one JVM, one SparkSession).
 """
 
 from __future__ import annotations
@@ -112,6 +114,16 @@ def known_failures_for(config: pytest.Config, spec: str) -> KnownFailures:
     return KnownFailures(label, dict(document.get("failures", {})))
 
 
+def slow_capabilities_of(spec: str) -> frozenset[str]:
+    """An engine class's optional ``slow_capabilities``: a case needing one of them is in the
+    ``slow`` tier on that engine (Spark jobs that write)."""
+    try:
+        found = getattr(resolve_engine_class(spec), "slow_capabilities", frozenset())
+    except EngineUnavailable:
+        return frozenset()
+    return frozenset(found)
+
+
 def cases_for(config: pytest.Config) -> list[Case]:
     directory = config.getoption("--paimon-cases-dir")
     root = Path(directory) if directory else CASES_ROOT
@@ -127,10 +139,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for spec in selected_engines(config):
         known = known_failures_for(config, spec)
         label = engine_label(spec)
+        slow = slow_capabilities_of(spec)
         for case in cases:
             marks: list[Any] = []
             if label in ENGINE_MARKERS:
                 marks.append(getattr(pytest.mark, ENGINE_MARKERS[label]))
+            if case.requires & slow:
+                marks.append(pytest.mark.slow)
             reason = known.reason_for(case.id)
             if reason is not None:
                 marks.append(pytest.mark.xfail(strict=True, reason=reason))

@@ -135,7 +135,7 @@ class CompactionOptions:
 
 def compaction_options(schema: TableSchema) -> CompactionOptions:
     if not schema.is_primary_key_table:
-        raise UnsupportedFeature("compaction of append tables")
+        raise UnsupportedFeature("append tables are compacted by spark_impl.append_compact")
     core = schema.core_options
     producer = core.changelog_producer
     if producer in (ChangelogProducer.LOOKUP, ChangelogProducer.FULL_COMPACTION):
@@ -418,9 +418,9 @@ def compute_steps(unit: Unit, ranges: KeyRanges, min_size: int, max_level: int) 
 
 
 @dataclass(frozen=True)
-class BucketJob:
-    """One bucket to compact: its live files and deletion-vector index files, the schemas, and
-    the rounds to run (``True``: full compaction)."""
+class BucketFiles:
+    """Files of one (partition, bucket) shipped to an executor: the table, the schemas the
+    files were written with (JSON), the files and the bucket's deletion-vector index files."""
 
     table_root: str
     schema_json: str
@@ -431,6 +431,12 @@ class BucketJob:
     total_buckets: int
     files: tuple[DataFileMeta, ...]
     vector_files: tuple[IndexFileMeta, ...] = ()
+
+
+@dataclass(frozen=True)
+class BucketJob(BucketFiles):
+    """One bucket to compact: its live files and the rounds to run (``True``: full)."""
+
     rounds: tuple[bool, ...] = (False,)
     new_files: frozenset[str] = frozenset()
     """Files of this commit's write (level 0, not yet committed)."""
@@ -828,6 +834,12 @@ def compact_after_write(
     if not is_compacted_after_write(schema):
         return list(messages)
     messages = merge_bucket_messages(messages)
+    if not schema.is_primary_key_table:
+        from spark_impl.append_compact import compact_after_append_write  # noqa: PLC0415
+
+        return compact_after_append_write(
+            file_io, table_root, schema, messages, overwrite=overwrite
+        )
     base = (
         {}
         if overwrite

@@ -6,7 +6,8 @@
   data source: each task orders its buckets' rows by arrival position and key itself, writes
   level-0 files, runs the compaction Java's writer would, and the driver commits.
 * :func:`compact` plans on the driver which buckets a compaction changes, runs one Spark job
-  with a task per bucket (each returns a commit message) and commits them on the driver.
+  with a task per bucket (each returns a commit message) and commits them on the driver; an
+  append table gets a task per group of small files (:mod:`spark_impl.append_compact`).
 * :func:`expire` decides on the driver which snapshots expire, deletes the files only they use
   in one Spark job, then the metadata on the driver (:mod:`spark_impl.expire`).
 * :func:`read_stream` is ``spark.readStream.format("paimon")`` with the ``_ROW_KIND`` column.
@@ -21,10 +22,12 @@ import numpy as np
 import pyarrow as pa
 
 from reference.io import file_io_for
+from reference.spec.commit_message import CommitMessage
 from reference.spec.schema import decode_schema
 from reference.spec.snapshot import Snapshot
 from spark_impl import commit as committer
 from spark_impl import expire as expiration
+from spark_impl.append_compact import AppendTask, plan_append_tasks, run_task_message
 from spark_impl.bucketing import compute_row_hash
 from spark_impl.compact import BucketJob, compact_bucket, plan_bucket_jobs
 from spark_impl.plan import read_schema_json
@@ -139,7 +142,10 @@ def compact(
     returns the snapshots committed."""
     settings = _options(path, options)
     root = settings["path"]
-    jobs = plan_bucket_jobs(file_io_for(root, settings), root, full=full)
+    file_io = file_io_for(root, settings)
+    if not committer.read_latest_schema(file_io, root).is_primary_key_table:
+        return compact_append(spark, root, settings, full=full)
+    jobs = plan_bucket_jobs(file_io, root, full=full)
     if not jobs:
         return []
 
@@ -149,6 +155,21 @@ def compact(
 
     rdd = spark.sparkContext.parallelize(jobs, len(jobs))
     messages = rdd.flatMap(run).collect()
+    return committer.commit(file_io_for(root, settings), root, messages)
+
+
+def compact_append(
+    spark: Any, root: str, settings: Mapping[str, str], *, full: bool
+) -> list[Snapshot]:
+    """:func:`compact` for an append table: one Spark task per compaction task."""
+    tasks = plan_append_tasks(file_io_for(root, settings), root, full=full)
+    if not tasks:
+        return []
+
+    def run(task: AppendTask) -> CommitMessage:
+        return run_task_message(file_io_for(task.table_root, settings), task)
+
+    messages = spark.sparkContext.parallelize(tasks, len(tasks)).map(run).collect()
     return committer.commit(file_io_for(root, settings), root, messages)
 
 

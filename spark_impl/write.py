@@ -29,7 +29,8 @@ here they run vectorized over Arrow inside Spark tasks:
 6. *Compaction after the write.* Java's writer picks a compaction after its flush (universal
    compaction, or level-0 files forced up for tables that look up) and its batch commit waits
    for it. A task whose input was shuffled by bucket does the same for its buckets, from the
-   base snapshot's files the driver shipped (:mod:`spark_impl.compact`); otherwise (several
+   base snapshot's files the driver shipped (:mod:`spark_impl.compact`; fixed-bucket append
+   tables: :mod:`spark_impl.append_compact`); otherwise (several
    tasks may have written one bucket) the driver compacts the written buckets before it
    commits.
 
@@ -1005,9 +1006,11 @@ def decode_partition(partition_bytes: bytes, schema: TableSchema) -> tuple[Any, 
 
 
 def is_compacted_after_write(schema: TableSchema) -> bool:
-    """Java's writers pick a compaction after each flush of a primary-key table (not
-    ``write-only``) and its batch commit waits for it."""
-    return schema.is_primary_key_table and not schema.core_options.write_only
+    """Java's writers pick a compaction after each flush of a primary-key or fixed-bucket
+    append table (not ``write-only``) and its batch commit waits for it."""
+    if schema.core_options.write_only:
+        return False
+    return schema.is_primary_key_table or schema.core_options.bucket != DYNAMIC_BUCKET
 
 
 def plan_write(
@@ -1056,6 +1059,18 @@ def compact_written(writer: TaskWriter, message: CommitMessage) -> CommitMessage
     plan, schema = writer.plan, writer.schema
     assert plan.base is not None
     key = (message.partition, message.bucket)
+    if not schema.is_primary_key_table:
+        from spark_impl.append_compact import compact_written_append  # noqa: PLC0415
+
+        return compact_written_append(
+            writer.file_io,
+            message,
+            table_root=plan.table_root,
+            schema_jsons={**plan.base.schema_jsons, schema.id: plan.schema_json},
+            schema_id=schema.id,
+            base_files=plan.base.files.get(key, ()),
+            vector_files=plan.base.vector_files.get(key, ()),
+        )
     rounds = (True, False) if compaction_options(schema).full_rounds else (False,)
     job = BucketJob(
         table_root=plan.table_root,

@@ -323,10 +323,12 @@ def append_combinations(draw: st.DrawFn) -> tuple[str, Combination, bool]:
     if bucket != "-1":
         options["bucket-key"] = KEY_COLUMN
     labels.extend([f"bucket:{bucket}", options["file.format"]])
+    max_files = draw(st.sampled_from([None, "2", "3"]))
+    if max_files is not None:  # small enough for a few writes to compact
+        options["compaction.max.file-num"] = max_files
+        labels.append(f"max-files:{max_files}")
     spec = TableSpec(fields, (), partition_keys, options)
-    # no compactions: spark_impl does not compact append tables (regression case
-    # ``spark-gap-append-compaction``)
-    combination = Combination(" ".join(labels), spec, (INS,), domains, compactions=False)
+    combination = Combination(" ".join(labels), spec, (INS,), domains)
     return " ".join(labels), combination, True
 
 

@@ -8,10 +8,11 @@ row kind as ``(RowKind, row)``.
 
 An adapter declares what it can do in ``capabilities`` (the ``CAP_*`` names below and the
 ``type:<root>`` / ``format:<name>`` families); a case that requires something missing is skipped
-with that reason, never failed. An adapter that cannot run at all on this machine raises
-:class:`EngineUnavailable` from its constructor. An adapter signals an expected, classified
-failure (an invalid option, a missing snapshot) with :class:`EngineError` and one of the
-``ERROR_*`` codes; any other exception is an unclassified error.
+with that reason, never failed. An optional ``slow_capabilities`` set names capabilities whose
+cases are the ``slow`` pytest tier on that adapter. An adapter that cannot run at all on this
+machine raises :class:`EngineUnavailable` from its constructor. An adapter signals an expected,
+classified failure (an invalid option, a missing snapshot) with :class:`EngineError` and one of
+the ``ERROR_*`` codes; any other exception is an unclassified error.
 """
 
 from __future__ import annotations

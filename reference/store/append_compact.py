@@ -19,8 +19,9 @@ run once by the Spark procedure and Flink's batch action):
 
 2.  *Candidates.* Per partition, every live file smaller than the compaction file size, and
     with deletion vectors every file that has one.
-3.  *Packing without deletion vectors.* The candidates sorted by file size (ties by file name;
-    Java iterates a hash set) go one by one into a bin; a bin is a task once its total size
+3.  *Packing without deletion vectors.* The candidates sorted by file size (ties keep the
+    snapshot's file order; Java sorts a hash set, whose order the format leaves open) go one
+    by one into a bin; a bin is a task once its total size
     reaches T with at least ``min.file-num`` files, or once it holds ``max.file-num`` files.
     Files left in an unfinished bin are not compacted (Java's streaming coordinator compacts
     them after five idle scans; a batch job scans once).
@@ -203,7 +204,7 @@ def pack_small_files(
     files: Sequence[DataFileMeta], options: AppendCompactionOptions
 ) -> list[list[DataFileMeta]]:
     """Rule 3: the tasks of a set of candidates."""
-    ordered = sorted(files, key=lambda meta: (meta.file_size, meta.file_name))
+    ordered = sorted(files, key=lambda meta: meta.file_size)
     tasks: list[list[DataFileMeta]] = []
     current: list[DataFileMeta] = []
     for meta in ordered:

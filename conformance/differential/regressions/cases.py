@@ -214,14 +214,12 @@ REGRESSIONS: tuple[Regression, ...] = (
         Check.REFUSAL,
         workload(
             "append compaction",
-            APPEND_UNAWARE,
+            APPEND_UNAWARE.with_options(**{"compaction.max.file-num": "2"}),
             (inserts((1, 1, "a")), PLAIN),
             (inserts((2, 2, "b")), PLAIN),
             (Compact(full=True), None),
         ),
-        "spark_impl: spark_impl.jobs.compact -> compact.compaction_options refuses append "
-        "tables with UnsupportedFeature; the reference compacts them as Java 0.9's "
-        "AppendOnlyFileStoreWrite / UnawareAppendCompactionJob do",
+        None,  # fixed: spark_impl.append_compact
     ),
     Regression(
         "spark-gap-collect-distinct",

@@ -150,9 +150,12 @@ def test_packing_waits_for_enough_size_and_files() -> None:
 
 def test_packing_by_file_count_and_smallest_first() -> None:
     files = [meta("big", 60), meta("a", 10), meta("b", 5), meta("c", 10)]
-    # sorted by size then name: b(5), a(10), c(10), big(60); max 3 files per bin
+    # sorted by size, ties in the given order: b(5), a(10), c(10), big(60); max 3 per bin
     assert names(pack_small_files(files, options(max_num=3))) == [["b", "a", "c"]]
     assert names(pack_small_files(files, options(max_num=2))) == [["b", "a"], ["c", "big"]]
+    # a tie keeps the snapshot's order, not the names' order
+    tied = [meta("c", 10), meta("a", 10)]
+    assert names(pack_small_files(tied, options(max_num=2))) == [["c", "a"]]
 
 
 def test_only_files_below_the_compaction_size_are_candidates() -> None:
