@@ -64,7 +64,7 @@ from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
 from reference.spec.predicate import And, Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
-from spark_impl import stream
+from spark_impl import format_table, stream
 from spark_impl.commit import commit, delete_message_files
 from spark_impl.compact import compact_after_write
 from spark_impl.plan import (
@@ -267,6 +267,9 @@ class PaimonDataSource(DataSource):
 
     def schema(self) -> StructType:
         options = plain_options(self.options)
+        if format_table.is_format_table_read(options):  # no .schema(...): the 'fields' option
+            table = format_table.parse_source_options(options, table_path(options), None)
+            return to_spark_schema(table.fields)
         _, schema_json = resolve_read_schema(
             open_file_io(options), table_path(options), parse_time_travel(options)
         )
@@ -275,8 +278,11 @@ class PaimonDataSource(DataSource):
             schema = StructType([*schema.fields, StructField(ROW_KIND_COLUMN, StringType(), False)])
         return schema
 
-    def reader(self, schema: StructType) -> PaimonReader:
-        return PaimonReader(plain_options(self.options), schema)
+    def reader(self, schema: StructType) -> PaimonReader | FormatTableReader:
+        options = plain_options(self.options)
+        if format_table.is_format_table_read(options):
+            return FormatTableReader(options, schema)
+        return PaimonReader(options, schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> PaimonWriter:
         return PaimonWriter(plain_options(self.options), overwrite)
@@ -346,6 +352,44 @@ class PaimonReader(DataSourceReader):
         if ROW_KIND_COLUMN in self.spark_schema.fieldNames():
             table = stream.with_row_kinds(table, np.zeros(table.num_rows, dtype=np.int64))
         yield from to_output_batches(table, self.spark_schema)
+
+
+@dataclass(frozen=True)
+class FormatFilePartition(InputPartition):
+    """One data file of a format table and its partition's directory strings."""
+
+    path: str
+    texts: tuple[str, ...]
+
+
+class FormatTableReader(DataSourceReader):
+    """``type = format-table``: the files of a directory, read by Paimon's rules
+    (:mod:`spark_impl.format_table`)."""
+
+    def __init__(self, options: dict[str, str], schema: StructType) -> None:
+        self.options = options
+        self.spark_schema = schema
+        self.table = format_table.parse_source_options(options, table_path(options), schema)
+        if format_table.implementation_of(self.table) != format_table.PAIMON_IMPLEMENTATION:
+            raise InvalidOptionError(
+                format_table.IMPLEMENTATION_OPTION,
+                format_table.ENGINE_IMPLEMENTATION,
+                "the engine's own file sources are read by spark_impl.format_table."
+                "read_format_table, not through the paimon source",
+            )
+
+    def partitions(self) -> list[FormatFilePartition]:
+        files = format_table.plan_files(open_file_io(self.options), self.table)
+        return [FormatFilePartition(path, texts) for path, texts in files]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        if not hasattr(partition, "path"):  # no files: Spark still reads one empty partition
+            return
+        partition = cast(FormatFilePartition, partition)
+        rows = format_table.read_file_table(
+            open_file_io(self.options), self.table, partition.path, partition.texts
+        )
+        yield from to_output_batches(rows, self.spark_schema)
 
 
 # --------------------------------------------------------------------------------------------

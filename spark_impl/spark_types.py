@@ -123,3 +123,47 @@ def to_spark_batch(table: pa.Table, schema: pa.Schema) -> pa.Table:
         for i in range(len(schema))
     ]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+_FROM_SPARK_ATOMIC: dict[type, t.DataType] = {
+    st.BooleanType: t.BooleanType(),
+    st.ByteType: t.TinyIntType(),
+    st.ShortType: t.SmallIntType(),
+    st.IntegerType: t.IntType(),
+    st.LongType: t.BigIntType(),
+    st.FloatType: t.FloatType(),
+    st.DoubleType: t.DoubleType(),
+    st.StringType: t.VarCharType(t.MAX_LENGTH),
+    st.BinaryType: t.VarBinaryType(t.MAX_LENGTH),
+    st.DateType: t.DateType(),
+    st.TimestampNTZType: t.TimestampType(precision=SPARK_TIME_PRECISION),
+    st.TimestampType: t.LocalZonedTimestampType(precision=SPARK_TIME_PRECISION),
+}
+
+
+def to_paimon_type(spark_type: st.DataType, nullable: bool = True) -> t.DataType:
+    """The Paimon type of a Spark type (the table above read right to left; strings become
+    STRING, binaries BYTES, timestamps precision 6; Java ``SparkTypeUtils.toPaimonType``)."""
+    found = _FROM_SPARK_ATOMIC.get(type(spark_type))
+    if found is not None:
+        return found.copy(nullable)
+    if isinstance(spark_type, st.DecimalType):
+        return t.DecimalType(spark_type.precision, spark_type.scale, nullable=nullable)
+    if isinstance(spark_type, st.ArrayType):
+        element = to_paimon_type(spark_type.elementType, spark_type.containsNull)
+        return t.ArrayType(element, nullable=nullable)
+    if isinstance(spark_type, st.MapType):
+        key = to_paimon_type(spark_type.keyType, False)
+        value = to_paimon_type(spark_type.valueType, spark_type.valueContainsNull)
+        return t.MapType(key, value, nullable=nullable)
+    if isinstance(spark_type, st.StructType):
+        return t.RowType(tuple(to_paimon_fields(spark_type)), nullable=nullable)
+    raise UnsupportedFeature(f"Spark type {spark_type.simpleString()} has no Paimon type here")
+
+
+def to_paimon_fields(schema: st.StructType) -> list[t.DataField]:
+    """A Spark schema as Paimon fields numbered from 0."""
+    return [
+        t.DataField(i, f.name, to_paimon_type(f.dataType, f.nullable))
+        for i, f in enumerate(schema.fields)
+    ]

@@ -8,8 +8,9 @@ catalog: it is done by the reference's ``schema_changes`` (as the differential r
 the cases that expect a table to be refused judge the reference there. Cases that write run a
 Spark job per step: they are the ``slow`` tier on this engine (``SLOW_CAPABILITIES``); the
 default run keeps the read cases. Format tables (``type = format-table``, shipped as a ``table/``
-of plain files with the schema in the case) are read by Spark's own CSV, Parquet and ORC
-sources, not by spark_impl: ``create_table`` only records their schema, as a catalog does.
+of plain files with the schema in the case) are read by ``spark_impl.format_table`` (Paimon's
+rules by default; Spark's own sources with ``format-table.implementation = engine``):
+``create_table`` only records their schema, as a catalog does.
 Projections are ``select``, filters ``where`` on the DataFrame (the source prunes with them,
 Spark applies them); time travel is the source's
 ``snapshot-id`` / ``tag-name`` / ``timestamp-millis`` options. Rows come back through Arrow
@@ -177,6 +178,18 @@ def to_spark_column(value: Filter, fields: Sequence[t.DataField]) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
+def to_spark_input(table: Any) -> Any:
+    """Canonical Arrow columns as ``createDataFrame`` takes them: TIME (Arrow ``time32``,
+    milliseconds) as ``time64`` microseconds, Spark's TimeType."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    columns = [
+        column.cast(pa.time64("us")) if pa.types.is_time32(column.type) else column
+        for column in table.columns
+    ]
+    return pa.Table.from_arrays(columns, names=table.column_names)
+
+
 def latest_snapshot_id(path: str) -> int | None:
     from reference.io import file_io_for  # noqa: PLC0415
     from reference.store.metadata import find_latest_snapshot_id  # noqa: PLC0415
@@ -200,35 +213,26 @@ def read_schema_fields(path: str, travel: TimeTravel) -> tuple[t.DataField, ...]
     return tuple(decode_schema(schema_json).fields)
 
 
-def csv_reader_options(options: Mapping[str, str]) -> dict[str, str]:
-    """A format table's CSV options (``reference.format_table`` rule 4) as Spark's CSV
-    source names them."""
-    from reference.format_table import compute_csv_options  # noqa: PLC0415
+def to_format_table(
+    path: str,
+    fields: Sequence[t.DataField],
+    partition_keys: Sequence[str],
+    options: Mapping[str, str],
+) -> Any:
+    """The catalog's record of a format table (what ``create_table`` kept)."""
+    from reference.format_table import (  # noqa: PLC0415
+        FILE_FORMAT_OPTION,
+        FormatTable,
+        parse_format,
+    )
 
-    csv = compute_csv_options(options)
-    return {
-        "sep": csv.field_delimiter,
-        "lineSep": csv.line_delimiter,
-        "quote": csv.quote,
-        "escape": csv.escape,
-        "header": str(csv.include_header).lower(),
-        "nullValue": csv.null_literal,
-        "mode": csv.mode.value.upper(),
-    }
-
-
-def read_format_table(fields: Sequence[t.DataField], options: Mapping[str, str], path: str) -> Any:
-    """The DataFrame of a format table's directory, read by Spark's own source for its file
-    format (partition columns discovered from ``key=value`` directories, typed by the
-    schema), columns in the table's order."""
-    from reference.format_table import FILE_FORMAT_OPTION, parse_format  # noqa: PLC0415
-    from spark_impl.spark_types import to_spark_schema  # noqa: PLC0415
-
-    file_format = parse_format(options.get(FILE_FORMAT_OPTION, "parquet")).value
-    reader = shared_session().read.format(file_format).schema(to_spark_schema(fields))
-    if file_format == "csv":
-        reader = reader.options(**csv_reader_options(options))
-    return reader.load(path).select(*[f.name for f in fields])
+    return FormatTable(
+        location=path,
+        fields=tuple(fields),
+        partition_keys=tuple(partition_keys),
+        format=parse_format(options.get(FILE_FORMAT_OPTION, "parquet")),
+        options=dict(options),
+    )
 
 
 class SparkEngine:
@@ -243,7 +247,8 @@ class SparkEngine:
         reason = spark_unavailable_reason()
         if reason is not None:
             raise EngineUnavailable(reason)
-        self._format_tables: dict[str, tuple[tuple[t.DataField, ...], dict[str, str]]] = {}
+        self._format_tables: dict[str, Any] = {}
+        """Format tables by path (``reference.format_table.FormatTable``): the catalog."""
 
     def read(
         self,
@@ -253,10 +258,11 @@ class SparkEngine:
         filter: Filter | None,
     ) -> Rows:
         if path in self._format_tables:
-            fields, options = self._format_tables[path]
-            return self._collect(
-                read_format_table(fields, options, path), fields, projection, filter
-            )
+            from spark_impl.format_table import read_format_table  # noqa: PLC0415
+
+            table = self._format_tables[path]
+            frame = read_format_table(shared_session(), table)
+            return self._collect(frame, table.fields, projection, filter)
         reader = shared_session().read.format("paimon")
         for key, value in (
             (SNAPSHOT_OPTION, travel.snapshot_id),
@@ -293,7 +299,7 @@ class SparkEngine:
         options: Mapping[str, str],
     ) -> None:
         if options.get("type", "").strip().lower() == b.CAP_FORMAT_TABLE:
-            self._format_tables[path] = (tuple(fields), dict(options))
+            self._format_tables[path] = to_format_table(path, fields, partition_keys, options)
             return
         from reference.io import file_io_for  # noqa: PLC0415
         from reference.store.schema_changes import create_table  # noqa: PLC0415
@@ -324,7 +330,7 @@ class SparkEngine:
         from spark_impl.write import ROW_KIND_COLUMN  # noqa: PLC0415
 
         fields = read_schema_fields(path, TimeTravel())
-        table = rows_to_arrow([row for _, row in rows], fields)
+        table = to_spark_input(rows_to_arrow([row for _, row in rows], fields))
         kinds = pa.array([kind.short_string for kind, _ in rows], pa.string())
         session = shared_session()
         frame = session.createDataFrame(table.append_column(ROW_KIND_COLUMN, kinds)).coalesce(1)

@@ -1,0 +1,255 @@
+"""Format tables in spark_impl: a directory of plain CSV, Parquet or ORC files read as a
+DataFrame.
+
+The rules are ``reference/format_table.py`` (Java main's ``FormatTable``, ``CsvParser``,
+``PartitionPathUtils``). The table's schema comes from its catalog (the directory holds only
+data files), so a read takes the :class:`~reference.format_table.FormatTable` record. Which
+reader runs is the table option ``format-table.implementation`` (Java main's
+``CoreOptions.FORMAT_TABLE_IMPLEMENTATION``):
+
+* ``paimon`` (the default): Paimon's own rules, through the ``paimon`` data source with
+  ``type = format-table`` (:mod:`spark_impl.datasource`). The driver discovers the partitions
+  (``<key>=<value>`` directories, one level per partition key, hidden names skipped) and lists
+  each partition's data files; each file is one Spark partition read on an executor: CSV
+  decoded by the CSV codec of ``reference.format_table`` (doubled quotes, escapes, the
+  ``csv.mode`` rules), Parquet and ORC by column name, partition columns cast from their
+  directory strings.
+
+  Reading one directly::
+
+      spark.read.format("paimon").schema("a INT, s STRING, dt STRING")
+           .option("type", "format-table").option("file.format", "csv")
+           .option("partition-keys", "dt").load("/warehouse/db.db/events")
+
+  The Spark schema gives the Paimon types (strings as STRING, timestamps precision 6); the
+  ``fields`` option (the catalog's field JSON) gives them exactly.
+* ``engine``: Spark's own file sources with the options Paimon's Spark catalog hands them
+  (Java ``FormatTableCatalog.convertToFileTable``), partitions discovered by Spark. Spark's
+  CSV parser differs from Paimon's, e.g. on a doubled quote inside a quoted field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from reference import layout
+from reference.errors import InvalidOptionError, naming_file
+from reference.format_table import (
+    FILE_FORMAT_OPTION,
+    FormatTable,
+    FormatTableFormat,
+    compute_csv_options,
+    decode_csv_file,
+    parse_format,
+)
+from reference.io import FileIO
+from reference.spec import types as t
+from reference.spec.casts import cast_value
+from reference.spec.file_format import (
+    FileFormat,
+    compute_arrow_type,
+    decode_data_file,
+    rows_to_arrow,
+)
+from spark_impl.spark_types import to_paimon_fields, to_spark_schema
+
+IMPLEMENTATION_OPTION = "format-table.implementation"
+PAIMON_IMPLEMENTATION = "paimon"
+ENGINE_IMPLEMENTATION = "engine"
+HIDDEN_PREFIXES = ("_", ".")
+STRING = t.VarCharType(t.MAX_LENGTH)
+
+# --------------------------------------------------------------------------------------------
+# Driver side: partitions and files
+# --------------------------------------------------------------------------------------------
+
+
+def is_hidden(name: str) -> bool:
+    return name.startswith(HIDDEN_PREFIXES)
+
+
+def partition_value_of(name: str, key: str) -> str | None:
+    """The unescaped value of a ``<key>=<value>`` directory name (None: another name)."""
+    if is_hidden(name):
+        return None
+    parsed = layout.parse_partition_path(name)
+    if len(parsed) != 1 or parsed[0][0] != key:
+        return None
+    return parsed[0][1]
+
+
+def discover_partitions(file_io: FileIO, table: FormatTable) -> list[tuple[str, tuple[str, ...]]]:
+    """Every partition directory with its value strings (the table directory when
+    unpartitioned)."""
+    found: list[tuple[str, tuple[str, ...]]] = [(table.location.rstrip("/"), ())]
+    for key in table.partition_keys:
+        found = [
+            (layout.join(directory, name), (*texts, value))
+            for directory, texts in found
+            for name in sorted(file_io.list_dir(directory))
+            if (value := partition_value_of(name, key)) is not None
+        ]
+    return found
+
+
+def list_visible_files(file_io: FileIO, directory: str) -> list[str]:
+    """The files below ``directory`` at any depth with no hidden path component."""
+    prefix = directory.rstrip("/") + "/"
+    return sorted(
+        path
+        for path in file_io.list_files_recursive(directory)
+        if not any(is_hidden(part) for part in path[len(prefix) :].split("/"))
+    )
+
+
+def plan_files(file_io: FileIO, table: FormatTable) -> list[tuple[str, tuple[str, ...]]]:
+    """Every data file of the table with its partition's value strings, in path order."""
+    return [
+        (path, texts)
+        for directory, texts in discover_partitions(file_io, table)
+        for path in list_visible_files(file_io, directory)
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Executor side: one file
+# --------------------------------------------------------------------------------------------
+
+
+def data_fields(table: FormatTable) -> list[t.DataField]:
+    return [f for f in table.fields if f.name not in table.partition_keys]
+
+
+def read_file_columns(file_io: FileIO, table: FormatTable, path: str) -> pa.Table:
+    """The data columns of one file as a canonical Arrow table."""
+    fields = data_fields(table)
+    with naming_file(path):
+        if table.format is FormatTableFormat.CSV:
+            options = compute_csv_options(table.options)
+            return rows_to_arrow(decode_csv_file(file_io.read_bytes(path), fields, options), fields)
+        return decode_data_file(file_io.open_input(path), FileFormat(table.format.value), fields)
+
+
+def partition_column(text: str, data_field: t.DataField, table: FormatTable, rows: int) -> pa.Array:
+    value = (
+        None if text == table.default_partition_name else cast_value(text, STRING, data_field.type)
+    )
+    return pa.array([value] * rows, compute_arrow_type(data_field.type))
+
+
+def read_file_table(
+    file_io: FileIO, table: FormatTable, path: str, texts: Sequence[str]
+) -> pa.Table:
+    """One file's rows in the table's field order, partition columns from ``texts``."""
+    data = read_file_columns(file_io, table, path)
+    by_key = dict(zip(table.partition_keys, texts, strict=True))
+    columns = [
+        partition_column(by_key[f.name], f, table, data.num_rows)
+        if f.name in by_key
+        else data.column(f.name)
+        for f in table.fields
+    ]
+    return pa.Table.from_arrays(columns, names=[f.name for f in table.fields])
+
+
+# --------------------------------------------------------------------------------------------
+# The DataFrame
+# --------------------------------------------------------------------------------------------
+
+
+def implementation_of(table: FormatTable) -> str:
+    chosen = table.options.get(IMPLEMENTATION_OPTION, PAIMON_IMPLEMENTATION).strip().lower()
+    if chosen not in (PAIMON_IMPLEMENTATION, ENGINE_IMPLEMENTATION):
+        raise InvalidOptionError(IMPLEMENTATION_OPTION, chosen, "use 'paimon' or 'engine'")
+    return chosen
+
+
+TABLE_TYPE_OPTION = "type"
+FORMAT_TABLE_TYPE = "format-table"
+FIELDS_OPTION = "fields"
+PARTITION_KEYS_OPTION = "partition-keys"
+
+
+def is_format_table_read(options: Mapping[str, str]) -> bool:
+    return options.get(TABLE_TYPE_OPTION, "").strip().lower() == FORMAT_TABLE_TYPE
+
+
+def compute_source_options(table: FormatTable) -> dict[str, str]:
+    """The ``paimon`` source options that describe ``table``: its options, the type, its
+    fields (Paimon types, JSON, as a catalog stores them) and partition keys."""
+    fields = json.dumps([t.field_to_json(f) for f in table.fields])
+    return {
+        **table.options,
+        TABLE_TYPE_OPTION: FORMAT_TABLE_TYPE,
+        FILE_FORMAT_OPTION: table.format.value,
+        FIELDS_OPTION: fields,
+        PARTITION_KEYS_OPTION: ",".join(table.partition_keys),
+    }
+
+
+def parse_source_options(
+    options: Mapping[str, str], location: str, spark_schema: Any
+) -> FormatTable:
+    """The table a ``paimon`` source read with ``type = format-table`` describes: fields from
+    the ``fields`` option, else from the Spark schema the reader was given."""
+    if FIELDS_OPTION in options:
+        fields = tuple(t.parse_data_field(f) for f in json.loads(options[FIELDS_OPTION]))
+    elif spark_schema is not None and len(spark_schema.fields):
+        fields = tuple(to_paimon_fields(spark_schema))
+    else:
+        raise InvalidOptionError(
+            FIELDS_OPTION, None, "a format table read needs a schema (.schema(...) or 'fields')"
+        )
+    keys = tuple(k.strip() for k in options.get(PARTITION_KEYS_OPTION, "").split(",") if k.strip())
+    return FormatTable(
+        location=location,
+        fields=fields,
+        partition_keys=keys,
+        format=parse_format(options.get(FILE_FORMAT_OPTION, FormatTableFormat.PARQUET.value)),
+        options={k: v for k, v in options.items() if k not in (FIELDS_OPTION, "path")},
+    )
+
+
+def read_format_table(
+    spark: Any, table: FormatTable, fs_options: Mapping[str, str] | None = None
+) -> Any:
+    """The table's rows as a DataFrame (columns in the table's order): through the ``paimon``
+    source (``format-table.implementation = paimon``) or Spark's own file sources
+    (``engine``). ``fs_options`` are the storage options (``s3.*``) of
+    ``reference.io.file_io_for``."""
+    if implementation_of(table) == ENGINE_IMPLEMENTATION:
+        return read_with_spark_sources(spark, table)
+    from spark_impl.datasource import FORMAT_NAME, register  # noqa: PLC0415
+
+    register(spark)
+    options = {**compute_source_options(table), **(fs_options or {})}
+    reader = spark.read.format(FORMAT_NAME).schema(to_spark_schema(table.fields))
+    return reader.options(**options).load(table.location)
+
+
+def spark_csv_options(options: Mapping[str, str]) -> dict[str, str]:
+    """A format table's CSV options as Spark's CSV source names them (Java
+    ``FormatTableCatalog.convertToFileTable``)."""
+    csv = compute_csv_options(options)
+    return {
+        "sep": csv.field_delimiter,
+        "lineSep": csv.line_delimiter,
+        "quote": csv.quote,
+        "escape": csv.escape,
+        "header": str(csv.include_header).lower(),
+        "nullValue": csv.null_literal,
+        "mode": csv.mode.value.upper(),
+    }
+
+
+def read_with_spark_sources(spark: Any, table: FormatTable) -> Any:
+    """``format-table.implementation = engine``: Spark's own CSV, Parquet or ORC source."""
+    file_format = table.options.get(FILE_FORMAT_OPTION, table.format.value).strip().lower()
+    reader = spark.read.format(file_format).schema(to_spark_schema(table.fields))
+    if table.format is FormatTableFormat.CSV:
+        reader = reader.options(**spark_csv_options(table.options))
+    return reader.load(table.location).select(*[f.name for f in table.fields])
