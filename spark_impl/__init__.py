@@ -9,8 +9,12 @@ Entry points (pyspark is imported lazily)::
     spark.read.format("paimon").load("/warehouse/db.db/t")
     spark_impl.read_stream(spark, "/warehouse/db.db/t")      # changes with _ROW_KIND
     from spark_impl.jobs import compact, expire
-    compact(spark, "/warehouse/db.db/t", full=True)
+    compact(spark, "/warehouse/db.db/t", full=True)          # primary-key and append tables
     expire(spark, "/warehouse/db.db/t", retain_max=10)
+    from spark_impl import dml
+    dml.delete(spark, "/warehouse/db.db/t", "dt = '2024-01-01' AND v < 0")
+    dml.update(spark, "/warehouse/db.db/t", "k = 3", {"v": "v + 1"})
+    from spark_impl.format_table import read_format_table   # format tables (plain files)
 """
 
 from __future__ import annotations

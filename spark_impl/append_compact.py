@@ -32,9 +32,10 @@ Not written here, as in the rest of spark_impl's writer: file indexes (``file-in
 
 from __future__ import annotations
 
+import functools
 import itertools
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -263,41 +264,63 @@ def rewrite(ctx: TaskContext, rows: pa.Table) -> list[DataFileMeta]:
     )
 
 
-def write_index(ctx: TaskContext, vectors: Mapping[str, np.ndarray]) -> IndexFileMeta:
-    kind = BitmapKind.BITMAP64 if ctx.options.bitmap64 else BitmapKind.BITMAP32
+def write_vector_file(
+    file_io: FileIO, table_root: str, name: str, vectors: Mapping[str, np.ndarray], bitmap64: bool
+) -> IndexFileMeta:
+    """Deletion vectors (data file name -> deleted positions) as one index file ``name``."""
+    kind = BitmapKind.BITMAP64 if bitmap64 else BitmapKind.BITMAP32
     encoded = {
-        name: build_deletion_vector(np.unique(positions).tolist(), kind)
-        for name, positions in sorted(vectors.items())
+        data_file_name: build_deletion_vector(np.unique(positions).tolist(), kind)
+        for data_file_name, positions in sorted(vectors.items())
     }
     data, ranges = encode_deletion_vector_file(encoded)
-    name = ctx.next_index_name()
-    ctx.file_io.write_bytes(layout.index_file_path(ctx.task.table_root, name), data)
+    file_io.write_bytes(layout.index_file_path(table_root, name), data)
     metas = tuple(DeletionVectorMeta(r.data_file_name, r.offset, r.length) for r in ranges)
     return IndexFileMeta(DELETION_VECTORS_INDEX, name, len(data), len(metas), metas)
+
+
+def write_index(ctx: TaskContext, vectors: Mapping[str, np.ndarray]) -> IndexFileMeta:
+    name = ctx.next_index_name()
+    return write_vector_file(ctx.file_io, ctx.task.table_root, name, vectors, ctx.options.bitmap64)
 
 
 def owned_names(index_file: IndexFileMeta) -> set[str]:
     return {dv.data_file_name for dv in index_file.dv_ranges or ()}
 
 
-def drop_vectors(
-    ctx: TaskContext, vectors: Mapping[str, np.ndarray], dropped: set[str]
+VectorChanges = Mapping[str, "np.ndarray | None"]
+"""Data file name -> its new deleted positions (``None``: its vector is dropped)."""
+
+
+def change_vectors(
+    write: Callable[[Mapping[str, np.ndarray]], IndexFileMeta],
+    unaware: bool,
+    vector_files: Sequence[IndexFileMeta],
+    vectors: Mapping[str, np.ndarray],
+    changed: VectorChanges,
 ) -> IndexIncrement:
-    """The index files after the vectors of ``dropped`` are gone."""
-    if not dropped:
+    """The index files after ``changed``: a fixed bucket's vectors all go to one new file
+    replacing its old ones; in a bucket-unaware table each index file holding a changed
+    file's vector is replaced by one with its other vectors (none when nothing is left), and
+    the new vectors go to one more file."""
+    if not changed:
         return IndexIncrement()
-    if not ctx.options.unaware:
-        kept = {n: v for n, v in vectors.items() if n not in dropped}
-        return IndexIncrement((write_index(ctx, kept),), ctx.task.vector_files)
+    if not unaware:
+        kept = {n: v for n, v in vectors.items() if n not in changed}
+        kept.update({n: v for n, v in changed.items() if v is not None})
+        return IndexIncrement((write(kept),), tuple(vector_files))
     new_files, deleted = [], []
-    for index_file in ctx.task.vector_files:
+    for index_file in vector_files:
         owned = owned_names(index_file)
-        if owned.isdisjoint(dropped):
+        if owned.isdisjoint(changed):
             continue
-        kept = {n: vectors[n] for n in owned - dropped if n in vectors}
+        kept = {n: vectors[n] for n in sorted(owned - set(changed)) if n in vectors}
         if kept:
-            new_files.append(write_index(ctx, kept))
+            new_files.append(write(kept))
         deleted.append(index_file)
+    grown = {n: v for n, v in changed.items() if v is not None}
+    if grown:
+        new_files.append(write(grown))
     return IndexIncrement(tuple(new_files), tuple(deleted))
 
 
@@ -313,8 +336,11 @@ def run_task(file_io: FileIO, task: AppendTask) -> tuple[CompactIncrement, Index
     )
     vectors = read_vectors(file_io, task.table_root, task.vector_files)
     after = rewrite(ctx, read_visible(ctx, vectors))
-    dropped = {m.file_name for m in task.files if m.file_name in vectors}
-    index = drop_vectors(ctx, vectors, dropped) if ctx.options.vectors else IndexIncrement()
+    dropped: VectorChanges = {m.file_name: None for m in task.files if m.file_name in vectors}
+    index = IndexIncrement()
+    if ctx.options.vectors:
+        writer = functools.partial(write_index, ctx)
+        index = change_vectors(writer, ctx.options.unaware, task.vector_files, vectors, dropped)
     return CompactIncrement(task.files, tuple(after)), index
 
 

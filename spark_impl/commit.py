@@ -692,6 +692,8 @@ class Overwrite(NamedTuple):
 
     spec: Mapping[str, Any]
     dynamic: bool | None = None
+    partitions: frozenset[bytes] | None = None
+    """Set: exactly these partitions (serialized) are replaced (DELETE dropping partitions)."""
 
 
 def overwrite_part(io: FileIO, root: str, append: Part, request: Overwrite) -> PartFor | None:
@@ -700,12 +702,14 @@ def overwrite_part(io: FileIO, root: str, append: Part, request: Overwrite) -> P
     schema = read_latest_schema(file_io, table_root)
     dynamic_option = schema.core_options.get("dynamic-partition-overwrite")
     chosen = dynamic_option if request.dynamic is None else request.dynamic
-    dynamic = bool(schema.partition_keys) and bool(chosen)
+    dynamic = bool(schema.partition_keys) and bool(chosen) and request.partitions is None
     if dynamic and not append.table:
         return None
-    if dynamic:
+    if request.partitions is not None:
+        replaced: Callable[[bytes], bool] = request.partitions.__contains__
+    elif dynamic:
         receiving = frozenset(e.partition for e in append.table)
-        replaced: Callable[[bytes], bool] = receiving.__contains__
+        replaced = receiving.__contains__
     else:
         unknown = sorted(set(spec).difference(schema.partition_keys))
         if unknown:
@@ -745,6 +749,7 @@ def commit(
     *,
     overwrite: Mapping[str, Any] | None = None,
     dynamic_overwrite: bool | None = None,
+    overwrite_partitions: frozenset[bytes] | None = None,
     commit_user: str | None = None,
     commit_identifier: int = BATCH_COMMIT_IDENTIFIER,
     max_retries: int | None = None,
@@ -753,14 +758,16 @@ def commit(
 
     ``overwrite`` is ``None`` for a normal commit, else the static partition spec (``{}``: the
     whole table; ignored by a dynamic partition overwrite). ``dynamic_overwrite`` overrides the
-    table's ``dynamic-partition-overwrite`` (a write option)."""
+    table's ``dynamic-partition-overwrite`` (a write option); ``overwrite_partitions``, with
+    ``overwrite``, names the partitions replaced instead."""
     root = table_root.rstrip("/")
     user = commit_user or str(uuid.uuid4())
     append, compact = split_parts(messages)
     steps: list[PartFor] = []
     if overwrite is not None:
         compact = compact._replace(changelog=())
-        first = overwrite_part(file_io, root, append, Overwrite(overwrite, dynamic_overwrite))
+        request = Overwrite(overwrite, dynamic_overwrite, overwrite_partitions)
+        first = overwrite_part(file_io, root, append, request)
         steps += [first] if first is not None else []
     elif has_changes(append):
         steps.append(lambda _latest: append)
