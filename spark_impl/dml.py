@@ -1,4 +1,5 @@
-"""Row-level changes as Spark jobs: ``delete(condition)`` and ``update(condition, set)``.
+"""Row-level changes as Spark jobs: ``delete(condition)``, ``update(condition, set)`` and
+``merge(source, on, when...)``.
 
 The rules are ``reference/store/dml.py`` (Java 0.9's ``DeleteFromPaimonTableCommand``,
 ``UpdatePaimonTableCommand``, ``PaimonSparkWriter.persistDeletionVectors``); this is an
@@ -25,6 +26,13 @@ independent implementation in which Spark evaluates the condition and the SET ex
 * Primary-key tables: the matching rows are written as ``-D`` (deduplicate engine only) or,
   with the SET expressions applied, as ``+U`` by :func:`spark_impl.jobs.write_table` (with the
   compaction Java's writer makes). A primary-key column cannot be assigned.
+* ``merge`` joins the target's visible rows (``target.*``) with the source DataFrame
+  (``source.*``) in a full outer join: a target row matching several source rows fails when a
+  matched action exists; a matched pair takes the first matched action whose condition holds,
+  an unmatched target row the first not-matched-by-source action, an unmatched source row the
+  first not-matched action (insert). Copy-on-write rewrites the files holding a matched target
+  row (when matched actions exist) or an unmatched one (when not-matched-by-source actions
+  exist); inserts are written after the rewritten rows, in source order.
 * A command that changes nothing commits nothing.
 """
 
@@ -348,16 +356,18 @@ def change_append_table(
 
 
 def write_primary_key_changes(
-    file_io: FileIO, root: str, rows: Any, kind: str, storage: Mapping[str, str]
+    file_io: FileIO, root: str, rows: Any, kind: str | None, storage: Mapping[str, str]
 ) -> list[Snapshot]:
-    """``rows`` written with row kind ``kind`` by :func:`spark_impl.jobs.write_table`; the
-    snapshots it committed."""
+    """``rows`` written with row kind ``kind`` (None: their ``_ROW_KIND`` column) by
+    :func:`spark_impl.jobs.write_table`; the snapshots it committed."""
     from pyspark.sql import functions as F  # noqa: PLC0415
 
     from spark_impl.jobs import write_table  # noqa: PLC0415
 
     before = committer.read_latest_snapshot(file_io, root)
-    write_table(rows.withColumn(ROW_KIND_COLUMN, F.lit(kind)), root, "append", storage)
+    if kind is not None:
+        rows = rows.withColumn(ROW_KIND_COLUMN, F.lit(kind))
+    write_table(rows, root, "append", storage)
     after = committer.read_latest_snapshot(file_io, root)
     first = 1 if before is None else before.id + 1
     last = 0 if after is None else after.id
@@ -471,3 +481,216 @@ def update(
     return change_append_table(
         frame, condition, assignments, file_io=file_io, state=state, storage=storage
     )
+
+
+# --------------------------------------------------------------------------------------------
+# MERGE INTO
+# --------------------------------------------------------------------------------------------
+
+SOURCE_ID_COLUMN = "_PAIMON_SOURCE_ID"
+TARGET_ID_COLUMN = "_PAIMON_TARGET_ID"
+CHANGE_COLUMN = "_PAIMON_CHANGE"
+ORDER_COLUMNS = ("_PAIMON_ORDER_0", "_PAIMON_ORDER_1", "_PAIMON_ORDER_2")
+UPDATE, DELETE, INSERT = "update", "delete", "insert"
+
+
+@dataclass(frozen=True)
+class WhenMatched:
+    """``WHEN MATCHED [AND condition] THEN UPDATE SET ...`` (``update``: column -> expression
+    over ``target.*`` and ``source.*``; unassigned columns keep the target's value) or, with
+    ``update`` None, ``THEN DELETE``."""
+
+    condition: Any = None
+    update: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class WhenNotMatched:
+    """``WHEN NOT MATCHED [AND condition] THEN INSERT`` (``values``: column -> expression over
+    ``source.*``; a column not given is null)."""
+
+    values: Mapping[str, Any]
+    condition: Any = None
+
+
+@dataclass(frozen=True)
+class WhenNotMatchedBySource:
+    """``WHEN NOT MATCHED BY SOURCE [AND condition] THEN UPDATE SET ...`` (over ``target.*``)
+    or, with ``update`` None, ``THEN DELETE``."""
+
+    condition: Any = None
+    update: Mapping[str, Any] | None = None
+
+
+def first_action(conditions: Sequence[Any], applies: Any) -> Any:
+    """The number of the first action whose condition holds where ``applies``, else null."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    chosen = F.lit(None).cast("int")
+    for number in reversed(range(len(conditions))):
+        condition = conditions[number]
+        holds = F.lit(True) if condition is None else is_true(to_column(condition))
+        chosen = F.when(holds, F.lit(number)).otherwise(chosen)
+    return F.when(applies, chosen)
+
+
+def merged_column(
+    name: str, actions: Sequence[tuple[Any, Mapping[str, Any] | None]], default: Any
+) -> Any:
+    """Column ``name`` after the action taken: the assigned expression of an updating action,
+    else ``default``."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    value = default
+    for chosen, assigned in actions:
+        if assigned is not None and name in assigned:
+            value = F.when(chosen, to_column(assigned[name])).otherwise(value)
+    return value
+
+
+def compute_merge_frame(
+    target: Any,
+    source: Any,
+    on: Any,
+    names: Sequence[str],
+    clauses: tuple[
+        Sequence[WhenMatched], Sequence[WhenNotMatched], Sequence[WhenNotMatchedBySource]
+    ],
+) -> Any:
+    """Every target and source row after the full outer join with its change (``update``,
+    ``delete``, ``insert`` or null) and the row it becomes; matched target rows once each."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    matched, not_matched, by_source = clauses
+    source = source.withColumn(SOURCE_ID_COLUMN, F.monotonically_increasing_id())
+    joined = target.alias("target").join(source.alias("source"), to_column(on), "full_outer")
+    has_target = F.col(f"target.{TARGET_ID_COLUMN}").isNotNull()
+    has_source = F.col(f"source.{SOURCE_ID_COLUMN}").isNotNull()
+    if matched:
+        twice = (
+            joined.where(has_target & has_source)
+            .groupBy(f"target.{TARGET_ID_COLUMN}")
+            .count()
+            .where("count > 1")
+        )
+        if twice.limit(1).count():
+            raise SpecViolation(
+                "a target row matches more than one source row; MERGE INTO needs at most one",
+                code="MERGE_CONFLICT",
+            )
+    m = first_action([a.condition for a in matched], has_target & has_source)
+    b = first_action([a.condition for a in by_source], has_target & ~has_source)
+    n = first_action([a.condition for a in not_matched], ~has_target & has_source)
+    updating = [(m == i, a.update) for i, a in enumerate(matched)]
+    updating += [(b == i, a.update) for i, a in enumerate(by_source)]
+    change = F.lit(None).cast("string")
+    kinds = [(m == i, a.update) for i, a in enumerate(matched)]
+    kinds += [(b == i, a.update) for i, a in enumerate(by_source)]
+    for chosen, assigned in kinds:
+        change = F.when(chosen, F.lit(DELETE if assigned is None else UPDATE)).otherwise(change)
+    change = F.when(n.isNotNull(), F.lit(INSERT)).otherwise(change)
+    columns = []
+    for name in names:
+        kept = merged_column(name, updating, F.col(f"target.{name}"))
+        inserted = merged_column(
+            name, [(n == i, a.values) for i, a in enumerate(not_matched)], F.lit(None)
+        )
+        columns.append(F.when(n.isNotNull(), inserted).otherwise(kept).alias(name))
+    extra = [c for c in target.columns if c not in names]
+    result = joined.select(
+        *columns,
+        *[F.col(f"target.{c}").alias(c) for c in extra],
+        F.col(f"source.{SOURCE_ID_COLUMN}").alias(SOURCE_ID_COLUMN),
+        change.alias(CHANGE_COLUMN),
+        has_target.alias("_PAIMON_HAS_TARGET"),
+        has_source.alias("_PAIMON_HAS_SOURCE"),
+    )
+    if not matched:
+        targets = result.where("_PAIMON_HAS_TARGET").dropDuplicates([TARGET_ID_COLUMN])
+        result = targets.unionByName(result.where("NOT _PAIMON_HAS_TARGET"))
+    return result
+
+
+def merge(
+    spark: Any,
+    path: str,
+    source: Any,
+    on: Any,
+    *,
+    matched: Sequence[WhenMatched] = (),
+    not_matched: Sequence[WhenNotMatched] = (),
+    not_matched_by_source: Sequence[WhenNotMatchedBySource] = (),
+    options: Mapping[str, str] | None = None,
+) -> list[Snapshot]:
+    """``MERGE INTO table AS target USING source AS source ON on WHEN ...``; ``on`` and the
+    actions' expressions name columns as ``target.<c>`` / ``source.<c>``. Returns the
+    snapshots committed."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    storage = dict(options or {})
+    root = path.rstrip("/")
+    file_io = file_io_for(root, storage)
+    state = read_state(file_io, root)
+    names = state.schema.field_names
+    clauses = (tuple(matched), tuple(not_matched), tuple(not_matched_by_source))
+    if state.schema.is_primary_key_table:
+        keys = set(state.schema.primary_keys)
+        assigned = [a.update for a in matched] + [a.update for a in not_matched_by_source]
+        if any(keys & set(update or ()) for update in assigned):
+            raise SpecViolation("MERGE cannot assign primary-key columns", code="DML_UPDATE_KEY")
+        current = spark.read.format("paimon").options(**storage).load(root)
+        target = current.withColumn(TARGET_ID_COLUMN, F.monotonically_increasing_id())
+        frame = compute_merge_frame(target, source, on, names, clauses)
+        kinds = F.when(F.col(CHANGE_COLUMN) == DELETE, F.lit("-D"))
+        kinds = kinds.when(F.col(CHANGE_COLUMN) == UPDATE, F.lit("+U")).otherwise(F.lit("+I"))
+        changes = frame.where(F.col(CHANGE_COLUMN).isNotNull()).withColumn(ROW_KIND_COLUMN, kinds)
+        return write_primary_key_changes(
+            file_io, root, changes.select(*names, ROW_KIND_COLUMN), None, storage
+        )
+    visible = visible_rows_frame(spark, state, storage)
+    target = visible.withColumn(
+        TARGET_ID_COLUMN, F.col(FILE_COLUMN).cast("long") * (1 << 40) + F.col(POSITION_COLUMN)
+    )
+    frame = compute_merge_frame(target, source, on, names, clauses).cache()
+    try:
+        return commit_merge(frame, names, clauses, file_io=file_io, state=state, storage=storage)
+    finally:
+        frame.unpersist()
+
+
+def commit_merge(
+    frame: Any,
+    names: Sequence[str],
+    clauses: tuple[Any, Any, Any],
+    *,
+    file_io: FileIO,
+    state: TableState,
+    storage: Mapping[str, str],
+) -> list[Snapshot]:
+    """The append-table MERGE's changes written and committed (rules of :func:`delete`)."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    matched, _, by_source = clauses
+    change = F.col(CHANGE_COLUMN)
+    targets = frame.where("_PAIMON_HAS_TARGET")
+    inserts = frame.where(change == INSERT).orderBy(SOURCE_ID_COLUMN).select(*names)
+    if state.schema.core_options.deletion_vectors_enabled:
+        changed = collect_positions(targets.where(change.isNotNull()))
+        updated = targets.where(change == UPDATE).orderBy(FILE_COLUMN, POSITION_COLUMN)
+        rows = updated.select(*names).unionByName(inserts)
+        messages = write_rows(rows, file_io, state.root, storage)
+        messages += vector_messages(file_io, state, changed) if changed else []
+        return committer.commit(file_io, state.root, messages) if messages else []
+    touching = F.lit(False)
+    if matched:
+        touching = touching | F.col("_PAIMON_HAS_SOURCE")
+    if by_source:
+        touching = touching | ~F.col("_PAIMON_HAS_SOURCE")
+    found = targets.where(touching).select(FILE_COLUMN).distinct().collect()
+    touched = sorted(int(row[0]) for row in found)
+    kept = targets.where(F.col(FILE_COLUMN).isin(touched))
+    kept = kept.where(change.isNull() | (change != DELETE)).orderBy(FILE_COLUMN, POSITION_COLUMN)
+    rows = kept.select(*names).unionByName(inserts)
+    messages = write_rows(rows, file_io, state.root, storage)
+    messages += deleted_file_messages(state, touched)
+    return committer.commit(file_io, state.root, messages) if messages else []

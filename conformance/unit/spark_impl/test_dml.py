@@ -22,6 +22,13 @@ from reference.errors import SpecViolation
 from reference.io import LocalFileIO
 from reference.spec.data import Row, RowKind
 from reference.spec.predicate import And, Leaf, Predicate, PredicateOp
+from reference.store.dml import (
+    MatchedAction,
+    MergeStatement,
+    NotMatchedAction,
+    NotMatchedBySourceAction,
+    compute_upsert_statement,
+)
 from reference.table import Table
 from spark_impl import commit as committer
 from spark_impl import dml
@@ -170,3 +177,90 @@ def test_java_reads_after_spark_dml_and_compaction(
     for snapshot_id in range(4, latest.id + 1):
         java = java_harness.read(root, snapshot_id=snapshot_id)
         assert Counter(java.values()) == reference_rows(IO, root, snapshot_id=snapshot_id)
+
+
+# --------------------------------------------------------------------------------------------
+# MERGE INTO
+# --------------------------------------------------------------------------------------------
+
+SOURCE = ((5, 50, "a"), (6, 60, "b"), (70, 71, "a"), (200, 2, "a"), (201, 3, "b"))
+
+
+def reference_merge(full: bool) -> MergeStatement:
+    return MergeStatement(
+        source=SOURCE,
+        on=lambda target, source: target[0] == source[0],
+        matched=(
+            MatchedAction(
+                condition=lambda target, source: source[1] > 55,
+                update=lambda target, source: (target[0], source[1], target[2]),
+            ),
+            MatchedAction(),
+        )
+        if full
+        else (),
+        not_matched=(NotMatchedAction(insert=lambda source: source),),
+        not_matched_by_source=(NotMatchedBySourceAction(condition=lambda target: target[1] == 9),)
+        if full
+        else (),
+    )
+
+
+def spark_merge(spark: Any, root: str, full: bool) -> None:
+    source = spark.createDataFrame(list(SOURCE), "k INT, v INT, dt STRING")
+    dml.merge(
+        spark,
+        root,
+        source,
+        "target.k = source.k",
+        matched=[dml.WhenMatched("source.v > 55", {"v": "source.v"}), dml.WhenMatched()]
+        if full
+        else [],
+        not_matched=[dml.WhenNotMatched({"k": "source.k", "v": "source.v", "dt": "source.dt"})],
+        not_matched_by_source=[dml.WhenNotMatchedBySource("target.v = 9")] if full else [],
+    )
+
+
+@pytest.mark.parametrize("full", [True, False], ids=["all-actions", "insert-only"])
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_merge_into_matches_the_reference(
+    spark: Any, tmp_path: Path, layout: str, full: bool
+) -> None:
+    ours, theirs = tmp_path / "spark", tmp_path / "reference"
+    build(str(ours), LAYOUTS[layout], layout)
+    shutil.copytree(ours, theirs)
+    spark_merge(spark, str(ours), full)
+    Table(IO, str(theirs)).merge_into(reference_merge(full))
+    assert commit_kinds(str(ours)) == commit_kinds(str(theirs))
+    assert table_structure(IO, str(ours)) == table_structure(IO, str(theirs))
+    assert reference_rows(IO, str(ours)) == reference_rows(IO, str(theirs))
+
+
+def test_merge_refuses_a_target_row_matching_two_source_rows(spark: Any, tmp_path: Path) -> None:
+    root = str(tmp_path / "t")
+    build(root, LAYOUTS["unaware-vectors"], "conflict")
+    source = spark.createDataFrame([(1, 1, "a"), (1, 2, "a")], "k INT, v INT, dt STRING")
+    k_of_a_row = next(iter(reference_rows(IO, root)))[0]
+    source = source.selectExpr(f"{k_of_a_row} AS k", "v", "dt")
+    with pytest.raises(SpecViolation, match="more than one source row"):
+        dml.merge(spark, root, source, "target.k = source.k", matched=[dml.WhenMatched()])
+
+
+def test_merge_upserts_a_primary_key_table(spark: Any, tmp_path: Path) -> None:
+    ours, theirs = tmp_path / "spark", tmp_path / "reference"
+    Table.create(IO, str(ours), FIELDS, primary_keys=["k"], options={"bucket": "1"})
+    Table(IO, str(ours)).write_and_commit([(k, k, "a") for k in range(10)])
+    shutil.copytree(ours, theirs)
+    source = spark.createDataFrame([(3, 30, "b"), (12, 120, "b")], "k INT, v INT, dt STRING")
+    dml.merge(
+        spark,
+        str(ours),
+        source,
+        "target.k = source.k",
+        matched=[dml.WhenMatched(update={"v": "source.v", "dt": "source.dt"})],
+        not_matched=[dml.WhenNotMatched({"k": "source.k", "v": "source.v", "dt": "source.dt"})],
+    )
+    Table(IO, str(theirs)).merge_into(
+        compute_upsert_statement(((3, 30, "b"), (12, 120, "b")), key_index=0)
+    )
+    assert reference_rows(IO, str(ours)) == reference_rows(IO, str(theirs))
