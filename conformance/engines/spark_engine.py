@@ -9,8 +9,9 @@ the cases that expect a table to be refused judge the reference there. Cases tha
 Spark job per step: they are the ``slow`` tier on this engine (``SLOW_CAPABILITIES``); the
 default run keeps the read cases. Format tables (``type = format-table``, shipped as a ``table/``
 of plain files with the schema in the case) are read by ``spark_impl.format_table`` (Paimon's
-rules by default; Spark's own sources with ``format-table.implementation = engine``):
-``create_table`` only records their schema, as a catalog does.
+rules by default; Spark's own sources with ``format-table.implementation = engine``) and
+written by its ``write_format_table``: ``create_table`` only records their schema, as a catalog
+does.
 Projections are ``select``, filters ``where`` on the DataFrame (the source prunes with them,
 Spark applies them); time travel is the source's
 ``snapshot-id`` / ``tag-name`` / ``timestamp-millis`` options. Rows come back through Arrow
@@ -319,20 +320,33 @@ class SparkEngine:
     def write(
         self, path: str, rows: Sequence[Change], overwrite: Mapping[str, Value] | None = None
     ) -> int | None:
-        if path in self._format_tables:
-            raise NotImplementedError("spark_impl does not write format tables")
-        if overwrite:
-            raise NotImplementedError("spark_impl overwrites whole tables, not static partitions")
         import pyarrow as pa  # noqa: PLC0415
 
         import spark_impl  # noqa: PLC0415
         from reference.spec.file_format import rows_to_arrow  # noqa: PLC0415
         from spark_impl.write import ROW_KIND_COLUMN  # noqa: PLC0415
 
+        session = shared_session()
+        if path in self._format_tables:
+            from spark_impl.format_table import write_format_table  # noqa: PLC0415
+
+            format_table = self._format_tables[path]
+            data = to_spark_input(rows_to_arrow([row for _, row in rows], format_table.fields))
+            try:
+                write_format_table(
+                    session.createDataFrame(data).coalesce(1),
+                    format_table,
+                    overwrite=overwrite is not None,
+                    static_partition=overwrite or None,
+                )
+            except REFUSALS as error:
+                raise EngineError(b.ERROR_INVALID_WRITE, str(error)) from error
+            return None
+        if overwrite:
+            raise NotImplementedError("spark_impl overwrites whole tables, not static partitions")
         fields = read_schema_fields(path, TimeTravel())
         table = to_spark_input(rows_to_arrow([row for _, row in rows], fields))
         kinds = pa.array([kind.short_string for kind, _ in rows], pa.string())
-        session = shared_session()
         frame = session.createDataFrame(table.append_column(ROW_KIND_COLUMN, kinds)).coalesce(1)
         try:
             spark_impl.write_table(frame, path, "append" if overwrite is None else "overwrite")

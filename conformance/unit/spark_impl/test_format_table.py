@@ -153,3 +153,73 @@ def test_an_object_table_reads_through_the_paimon_source(spark: Any, tmp_path: P
         {("a.txt", 5, f"file:{location}"): 1, ("b.bin", 2, f"file:{location / 'sub'}"): 1}
     )
     assert os.path.exists(location / "a.txt")
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+
+ROWS = [
+    (1, 'say "hi"', 1.5, "2024-01-01", 1),
+    (2, "a,b", None, "2024-01-01", 1),
+    (3, None, 2.0, "2024-01-02", 2),
+    (4, "plain", -1.0, None, 3),
+]
+
+
+def rows_frame(spark: Any, rows: list[tuple[Any, ...]]) -> Any:
+    return spark.createDataFrame(rows, "id INT, s STRING, x DOUBLE, dt STRING, hr INT")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "orc"])
+def test_spark_impl_writes_plain_files_pyarrow_and_the_reference_read(
+    spark: Any, tmp_path: Path, fmt: str
+) -> None:
+    table = format_table(tmp_path, fmt)
+    written = mine.write_format_table(rows_frame(spark, ROWS), table)
+    assert len(written) == 3  # one file per partition
+    assert Counter(ref.read_format_table(IO, table)) == Counter(ROWS)
+    for path in written:
+        assert Path(path).name.startswith("data-") and path.endswith(f".{fmt}")
+    default_partition = tmp_path / "dt=__DEFAULT_PARTITION__" / "hr=3"
+    [plain] = list(default_partition.iterdir())
+    if fmt == "parquet":
+        assert pq.ParquetFile(plain).read().to_pylist() == [{"id": 4, "s": "plain", "x": -1.0}]
+    elif fmt == "orc":
+        assert pa_orc.read_table(plain).to_pylist() == [{"id": 4, "s": "plain", "x": -1.0}]
+    else:
+        assert plain.read_text() == "4,plain,-1.0\n"
+
+
+def test_overwrites_replace_what_the_reference_replaces(spark: Any, tmp_path: Path) -> None:
+    ours, theirs = tmp_path / "spark", tmp_path / "reference"
+    for root in (ours, theirs):
+        ref.write_format_table(IO, format_table(root, "parquet"), ROWS)
+    new = [(9, "n", 0.0, "2024-01-01", 1)]
+    mine.write_format_table(rows_frame(spark, new), format_table(ours, "parquet"), overwrite=True)
+    ref.write_format_table(IO, format_table(theirs, "parquet"), new, overwrite=True)
+    assert Counter(ref.read_format_table(IO, format_table(ours, "parquet"))) == Counter(
+        ref.read_format_table(IO, format_table(theirs, "parquet"))
+    )
+    static = {"dt": "2024-01-02"}
+    other = [(8, "m", 1.0, "2024-01-02", 5)]
+    mine.write_format_table(
+        rows_frame(spark, other),
+        format_table(ours, "parquet"),
+        overwrite=True,
+        static_partition=static,
+    )
+    ref.write_format_table(
+        IO, format_table(theirs, "parquet"), other, overwrite=True, static_partition=static
+    )
+    assert Counter(ref.read_format_table(IO, format_table(ours, "parquet"))) == Counter(
+        ref.read_format_table(IO, format_table(theirs, "parquet"))
+    )
+
+
+def test_a_row_outside_the_static_partition_is_refused(spark: Any, tmp_path: Path) -> None:
+    table = format_table(tmp_path, "csv")
+    with pytest.raises(Exception, match="outside the static partition"):
+        mine.write_format_table(
+            rows_frame(spark, ROWS[:1]), table, overwrite=True, static_partition={"dt": "x"}
+        )
