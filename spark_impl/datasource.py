@@ -21,7 +21,9 @@ tables are compacted before the commit, as Java's batch writer does (in the task
 rows were shuffled by bucket, else on the driver). ``spark_impl.write_table`` prepares the
 DataFrame (bucket, shuffle, order) and is the way to write dynamic-bucket tables. ``overwrite``
 replaces the partitions the write has rows for when the table's ``dynamic-partition-overwrite``
-is on (the default), else the whole table; the write option of the same name overrides it.
+is on (the default), else the whole table; the write option of the same name overrides it. The
+write option ``static-partition`` (a JSON object such as ``{"dt": "2024-01-01"}``) replaces
+that partition only, as ``INSERT OVERWRITE t PARTITION (dt = '2024-01-01')`` does.
 
 Streaming: ``spark.readStream.format("paimon").option("read.row-kind", "true").load(path)``
 (or ``spark_impl.read_stream``): offsets are snapshot ids, the first micro-batch is the latest
@@ -39,6 +41,7 @@ which still applies it to the rows.
 from __future__ import annotations
 
 import datetime
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -60,6 +63,7 @@ from reference.errors import InvalidOptionError
 from reference.io import FileIO, file_io_for
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.casts import cast_value
 from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
 from reference.spec.predicate import And, Leaf, Predicate, PredicateOp
@@ -88,6 +92,8 @@ MAX_BATCH_ROWS = 65_536
 FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 ROW_KIND_OPTION = "read.row-kind"
 DYNAMIC_OVERWRITE_OPTION = "dynamic-partition-overwrite"
+STATIC_PARTITION_OPTION = "static-partition"
+STRING_TYPE = t.VarCharType(t.MAX_LENGTH)
 BOOLEAN_TEXTS = ("true", "false")
 ROW_KIND_COLUMN = stream.ROW_KIND_COLUMN
 MICROS_PER_MILLI = 1_000
@@ -127,6 +133,30 @@ def parse_dynamic_overwrite(options: Mapping[str, str]) -> bool | None:
     if text is not None and text.lower() not in BOOLEAN_TEXTS:
         raise InvalidOptionError(DYNAMIC_OVERWRITE_OPTION, text, "expected true or false")
     return None if text is None else text.lower() == "true"
+
+
+def parse_static_partition(options: Mapping[str, str], schema: TableSchema) -> dict[str, Any]:
+    """The write option ``static-partition``: a JSON object of partition values (``INSERT
+    OVERWRITE ... PARTITION (k = v)``); a string value is cast to its column's type."""
+    text = options.get(STATIC_PARTITION_OPTION)
+    if text is None:
+        return {}
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidOptionError(STATIC_PARTITION_OPTION, text, f"not JSON: {error}") from None
+    if not isinstance(spec, dict):
+        raise InvalidOptionError(STATIC_PARTITION_OPTION, text, "must be a JSON object")
+    types = {f.name: f.type for f in schema.partition_type.fields}
+    unknown = sorted(set(spec) - set(types))
+    if unknown:
+        raise InvalidOptionError(STATIC_PARTITION_OPTION, text, f"{unknown} are not partition keys")
+    return {
+        k: cast_value(v, STRING_TYPE, types[k])
+        if isinstance(v, str) and types[k].root not in (t.TypeRoot.CHAR, t.TypeRoot.VARCHAR)
+        else v
+        for k, v in spec.items()
+    }
 
 
 def table_path(options: Mapping[str, str]) -> str:
@@ -449,12 +479,13 @@ class PaimonWriter(DataSourceArrowWriter):
             file_io, root, self._messages(messages, False), overwrite=self.overwrite
         )
         collected = self._messages(messages, True) + uncompacted
+        static = parse_static_partition(self.options, self.plan.schema) if self.overwrite else {}
         commit(
             file_io,
             root,
             collected,
-            overwrite={} if self.overwrite else None,
-            dynamic_overwrite=parse_dynamic_overwrite(self.options),
+            overwrite=static if self.overwrite else None,
+            dynamic_overwrite=False if static else parse_dynamic_overwrite(self.options),
         )
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:

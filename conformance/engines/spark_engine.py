@@ -22,6 +22,7 @@ judged at microsecond precision (``timestamp_precision = 6``).
 from __future__ import annotations
 
 import datetime
+import json
 import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -342,14 +343,17 @@ class SparkEngine:
             except REFUSALS as error:
                 raise EngineError(b.ERROR_INVALID_WRITE, str(error)) from error
             return None
-        if overwrite:
-            raise NotImplementedError("spark_impl overwrites whole tables, not static partitions")
         fields = read_schema_fields(path, TimeTravel())
         table = to_spark_input(rows_to_arrow([row for _, row in rows], fields))
         kinds = pa.array([kind.short_string for kind, _ in rows], pa.string())
         frame = session.createDataFrame(table.append_column(ROW_KIND_COLUMN, kinds)).coalesce(1)
         try:
-            spark_impl.write_table(frame, path, "append" if overwrite is None else "overwrite")
+            spark_impl.write_table(
+                frame,
+                path,
+                "append" if overwrite is None else "overwrite",
+                {"static-partition": json.dumps(overwrite)} if overwrite else None,
+            )
         except REFUSALS as error:
             raise EngineError(b.ERROR_INVALID_WRITE, str(error)) from error
         return latest_snapshot_id(path)

@@ -4,6 +4,7 @@ reads what spark_impl writes; spark_impl reads what it writes)."""
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from conformance.objectstore.pytest_fixtures import S3Store
 from conformance.unit.spark_impl.write_helpers import STRING_FIELDS, reference_rows
 from reference.io import LocalFileIO
+from reference.spec import types as t
 from reference.spec.data import Row, RowKind
 from reference.store import query
 from reference.table import Table
@@ -204,3 +206,22 @@ def test_spark_impl_reads_and_extends_java_tables(
     del expected[(0, "java0", "b")], expected[(1, "java1", "a")]
     expected[(0, "spark", "b")] = 1
     assert Counter(java_harness.read(root).values()) == spark_rows(spark, root) == expected
+
+
+def test_static_partition_overwrite_replaces_one_partition(spark: Any, tmp_path: Path) -> None:
+    """The write option ``static-partition`` (INSERT OVERWRITE ... PARTITION), as the
+    reference's ``overwrite={...}``."""
+    fields = [
+        t.DataField(0, "d", t.DateType(nullable=False)),
+        t.DataField(1, "v", t.IntType()),
+    ]
+    mine, theirs = str(tmp_path / "mine"), str(tmp_path / "theirs")
+    for root in (mine, theirs):
+        table = Table.create(IO, root, fields, partition_keys=["d"])
+        table.write_and_commit([(0, 1), (1, 2), (1, 3)])
+    frame = spark.createDataFrame([(datetime.date(1970, 1, 2), 9)], "d DATE, v INT")
+    write_table(frame, mine, "overwrite", {"static-partition": '{"d": "1970-01-02"}'})
+    Table(IO, theirs).write_and_commit([(1, 9)], overwrite={"d": 1})
+    assert reference_rows(IO, mine) == reference_rows(IO, theirs)
+    with pytest.raises(Exception, match="not partition keys"):
+        write_table(frame, mine, "overwrite", {"static-partition": '{"v": 1}'})
