@@ -113,19 +113,35 @@ def commit_kinds(root: str) -> list[str]:
     return [read_snapshot(IO, root, i).commit_kind.value for i in range(1, latest.id + 1)]
 
 
+def assert_same_change(
+    tmp_path: Path,
+    layout: str,
+    change_ours: Callable[[str], object],
+    change_theirs: Callable[[str], object],
+) -> None:
+    """One table of ``layout``, copied; each engine changes its copy; the copies agree on
+    snapshot kinds, files and vectors, and rows."""
+    ours, theirs = tmp_path / "spark", tmp_path / "reference"
+    build(str(ours), LAYOUTS[layout], layout)
+    shutil.copytree(ours, theirs)
+    change_ours(str(ours))
+    change_theirs(str(theirs))
+    assert commit_kinds(str(ours)) == commit_kinds(str(theirs))
+    assert table_structure(IO, str(ours)) == table_structure(IO, str(theirs))
+    assert reference_rows(IO, str(ours)) == reference_rows(IO, str(theirs))
+
+
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_append_table_dml_matches_the_reference(
     spark: Any, tmp_path: Path, layout: str, command: str
 ) -> None:
-    ours, theirs = tmp_path / "spark", tmp_path / "reference"
-    build(str(ours), LAYOUTS[layout], layout)
-    shutil.copytree(ours, theirs)
-    apply_spark(spark, str(ours), COMMANDS[command])
-    apply_reference(str(theirs), COMMANDS[command])
-    assert commit_kinds(str(ours)) == commit_kinds(str(theirs))
-    assert table_structure(IO, str(ours)) == table_structure(IO, str(theirs))
-    assert reference_rows(IO, str(ours)) == reference_rows(IO, str(theirs))
+    assert_same_change(
+        tmp_path,
+        layout,
+        lambda root: apply_spark(spark, root, COMMANDS[command]),
+        lambda root: apply_reference(root, COMMANDS[command]),
+    )
 
 
 def test_a_delete_without_condition_truncates(spark: Any, tmp_path: Path) -> None:
@@ -226,14 +242,12 @@ def spark_merge(spark: Any, root: str, full: bool) -> None:
 def test_merge_into_matches_the_reference(
     spark: Any, tmp_path: Path, layout: str, full: bool
 ) -> None:
-    ours, theirs = tmp_path / "spark", tmp_path / "reference"
-    build(str(ours), LAYOUTS[layout], layout)
-    shutil.copytree(ours, theirs)
-    spark_merge(spark, str(ours), full)
-    Table(IO, str(theirs)).merge_into(reference_merge(full))
-    assert commit_kinds(str(ours)) == commit_kinds(str(theirs))
-    assert table_structure(IO, str(ours)) == table_structure(IO, str(theirs))
-    assert reference_rows(IO, str(ours)) == reference_rows(IO, str(theirs))
+    assert_same_change(
+        tmp_path,
+        layout,
+        lambda root: spark_merge(spark, root, full),
+        lambda root: Table(IO, root).merge_into(reference_merge(full)),
+    )
 
 
 def test_merge_refuses_a_target_row_matching_two_source_rows(spark: Any, tmp_path: Path) -> None:
