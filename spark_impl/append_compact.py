@@ -71,6 +71,8 @@ from spark_impl.plan import compute_bucket_dir, read_schema_json
 from spark_impl.read import apply_deletions, evolve_columns, read_data_file
 from spark_impl.write import compute_level_plans
 
+UNAWARE_BUCKET_OPTION = -1
+"""``bucket = -1`` on an append table: bucket-unaware."""
 UNAWARE_MAX_FILES = 50
 BUCKETED_MAX_FILES = 5
 FULL_MIN_FILES = 3
@@ -98,7 +100,7 @@ class AppendOptions:
 
 def append_options(schema: TableSchema) -> AppendOptions:
     core = schema.core_options
-    unaware = core.bucket == -1
+    unaware = core.bucket == UNAWARE_BUCKET_OPTION
     target = core.target_file_size(False)
     configured = core.get("compaction.max.file-num")
     return AppendOptions(

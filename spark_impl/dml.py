@@ -38,6 +38,7 @@ independent implementation in which Spark evaluates the condition and the SET ex
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -55,12 +56,17 @@ from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.commit_message import CommitMessage, DataIncrement
 from reference.spec.data_file import DataFileMeta
 from reference.spec.file_format import rows_to_arrow
-from reference.spec.manifest import DELETION_VECTORS_INDEX_TYPE, FileKind, IndexFileMeta
+from reference.spec.manifest import IndexFileMeta
 from reference.spec.options import MergeEngine
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot
 from spark_impl import commit as committer
-from spark_impl.append_compact import change_vectors, write_vector_file
+from spark_impl.append_compact import (
+    UNAWARE_BUCKET_OPTION,
+    change_vectors,
+    read_buckets,
+    write_vector_file,
+)
 from spark_impl.compact import read_vectors
 from spark_impl.plan import DeletionFileRef, compute_bucket_dir, read_schema_json, read_snapshot
 from spark_impl.read import apply_deletions, evolve_columns, read_data_file, read_deleted_positions
@@ -129,37 +135,38 @@ class TableState:
     vector_files: Mapping[tuple[bytes, int], tuple[IndexFileMeta, ...]]
 
 
+def compute_deletion_refs(
+    root: str, vector_files: Mapping[tuple[bytes, int], Sequence[IndexFileMeta]]
+) -> dict[str, DeletionFileRef]:
+    """Data file name -> the byte range of its deletion vector."""
+    refs: dict[str, DeletionFileRef] = {}
+    for index_files in vector_files.values():
+        for index_file in index_files:
+            path = index_file.external_path or layout.index_file_path(root, index_file.file_name)
+            for dv in index_file.dv_ranges or ():
+                refs[dv.data_file_name] = DeletionFileRef(path, dv.offset, dv.length)
+    return refs
+
+
 def read_state(file_io: FileIO, root: str) -> TableState:
+    """The latest schema and snapshot, its live files bucket by bucket (snapshot order) and
+    their deletion vectors (``append_compact.read_buckets``)."""
     schema = committer.read_latest_schema(file_io, root)
     snapshot = committer.read_latest_snapshot(file_io, root)
-    vector_files: dict[tuple[bytes, int], list[IndexFileMeta]] = {}
-    refs: dict[str, DeletionFileRef] = {}
-    for index_entry in committer.read_index_entries(file_io, root, snapshot):
-        index_file = index_entry.index_file
-        kind, index_type = index_entry.kind, index_file.index_type
-        if kind is not FileKind.ADD or index_type != DELETION_VECTORS_INDEX_TYPE:
-            continue
-        key = (index_entry.partition, index_entry.bucket)
-        vector_files.setdefault(key, []).append(index_file)
-        path = index_file.external_path or layout.index_file_path(root, index_file.file_name)
-        for dv in index_file.dv_ranges or ():
-            refs[dv.data_file_name] = DeletionFileRef(path, dv.offset, dv.length)
+    grouped, total_buckets, vector_files = read_buckets(file_io, root, snapshot)
+    refs = compute_deletion_refs(root, vector_files)
     partition_types = [f.type for f in schema.partition_type.fields]
-    by_bucket: dict[tuple[bytes, int], list[LiveFile]] = {}
-    for entry in committer.read_live_entries(file_io, root, snapshot):
-        partition = tuple(deserialize_binary_row(entry.partition, partition_types))
-        by_bucket.setdefault((entry.partition, entry.bucket), []).append(
+    files = []
+    for (partition_bytes, bucket), metas in grouped.items():
+        partition = tuple(deserialize_binary_row(partition_bytes, partition_types))
+        directory = compute_bucket_dir(root, schema, partition, bucket)
+        total = total_buckets[partition_bytes, bucket]
+        files += [
             LiveFile(
-                partition,
-                entry.partition,
-                entry.bucket,
-                entry.total_buckets,
-                compute_bucket_dir(root, schema, partition, entry.bucket),
-                entry.file,
-                refs.get(entry.file.file_name),
+                partition, partition_bytes, bucket, total, directory, meta, refs.get(meta.file_name)
             )
-        )
-    files = tuple(f for group in by_bucket.values() for f in group)
+            for meta in metas
+        ]
     schema_ids = {f.meta.schema_id for f in files} | {schema.id}
     jsons = {i: read_schema_json(file_io, root, i) for i in schema_ids}
     return TableState(
@@ -168,7 +175,7 @@ def read_state(file_io: FileIO, root: str) -> TableState:
         jsons[schema.id],
         jsons,
         snapshot,
-        files,
+        tuple(files),
         {k: tuple(v) for k, v in vector_files.items()},
     )
 
@@ -268,10 +275,10 @@ def vector_messages(
 ) -> list[CommitMessage]:
     """Each changed bucket's index files after its files' vectors grew by ``changed``."""
     core = state.schema.core_options
-    unaware = core.bucket == -1
+    unaware = core.bucket == UNAWARE_BUCKET_OPTION
     bitmap64 = bool(core.get("deletion-vectors.bitmap64"))
     writer_uuid = str(uuid.uuid4())
-    counter = iter(range(1 << 62))
+    counter = itertools.count()
 
     def write(vectors: Mapping[str, np.ndarray]) -> IndexFileMeta:
         name = data_file.compute_meta_file_name(
@@ -280,19 +287,19 @@ def vector_messages(
         return write_vector_file(file_io, state.root, name, vectors, bitmap64)
 
     by_bucket: dict[tuple[bytes, int], dict[str, np.ndarray]] = {}
+    totals: dict[tuple[bytes, int], int] = {}
     for number, positions in changed.items():
         live = state.files[number]
-        by_bucket.setdefault((live.partition_bytes, live.bucket), {})[live.meta.file_name] = (
-            positions
-        )
+        key = (live.partition_bytes, live.bucket)
+        by_bucket.setdefault(key, {})[live.meta.file_name] = positions
+        totals[key] = live.total_buckets
     messages = []
     for key, grown in by_bucket.items():
         index_files = state.vector_files.get(key, ())
         vectors = read_vectors(file_io, state.root, index_files)
         new = {n: np.union1d(vectors.get(n, np.zeros(0, np.int64)), p) for n, p in grown.items()}
         index = change_vectors(write, unaware, index_files, vectors, new)
-        total = next(f.total_buckets for f in state.files if (f.partition_bytes, f.bucket) == key)
-        messages.append(CommitMessage(key[0], key[1], total, index=index))
+        messages.append(CommitMessage(key[0], key[1], totals[key], index=index))
     return messages
 
 
@@ -490,7 +497,8 @@ def update(
 SOURCE_ID_COLUMN = "_PAIMON_SOURCE_ID"
 TARGET_ID_COLUMN = "_PAIMON_TARGET_ID"
 CHANGE_COLUMN = "_PAIMON_CHANGE"
-ORDER_COLUMNS = ("_PAIMON_ORDER_0", "_PAIMON_ORDER_1", "_PAIMON_ORDER_2")
+HAS_TARGET_COLUMN = "_PAIMON_HAS_TARGET"
+HAS_SOURCE_COLUMN = "_PAIMON_HAS_SOURCE"
 UPDATE, DELETE, INSERT = "update", "delete", "insert"
 
 
@@ -602,12 +610,12 @@ def compute_merge_frame(
         *[F.col(f"target.{c}").alias(c) for c in extra],
         F.col(f"source.{SOURCE_ID_COLUMN}").alias(SOURCE_ID_COLUMN),
         change.alias(CHANGE_COLUMN),
-        has_target.alias("_PAIMON_HAS_TARGET"),
-        has_source.alias("_PAIMON_HAS_SOURCE"),
+        has_target.alias(HAS_TARGET_COLUMN),
+        has_source.alias(HAS_SOURCE_COLUMN),
     )
     if not matched:
-        targets = result.where("_PAIMON_HAS_TARGET").dropDuplicates([TARGET_ID_COLUMN])
-        result = targets.unionByName(result.where("NOT _PAIMON_HAS_TARGET"))
+        targets = result.where(F.col(HAS_TARGET_COLUMN)).dropDuplicates([TARGET_ID_COLUMN])
+        result = targets.unionByName(result.where(~F.col(HAS_TARGET_COLUMN)))
     return result
 
 
@@ -672,7 +680,7 @@ def commit_merge(
 
     matched, _, by_source = clauses
     change = F.col(CHANGE_COLUMN)
-    targets = frame.where("_PAIMON_HAS_TARGET")
+    targets = frame.where(F.col(HAS_TARGET_COLUMN))
     inserts = frame.where(change == INSERT).orderBy(SOURCE_ID_COLUMN).select(*names)
     if state.schema.core_options.deletion_vectors_enabled:
         changed = collect_positions(targets.where(change.isNotNull()))
@@ -683,9 +691,9 @@ def commit_merge(
         return committer.commit(file_io, state.root, messages) if messages else []
     touching = F.lit(False)
     if matched:
-        touching = touching | F.col("_PAIMON_HAS_SOURCE")
+        touching = touching | F.col(HAS_SOURCE_COLUMN)
     if by_source:
-        touching = touching | ~F.col("_PAIMON_HAS_SOURCE")
+        touching = touching | ~F.col(HAS_SOURCE_COLUMN)
     found = targets.where(touching).select(FILE_COLUMN).distinct().collect()
     touched = sorted(int(row[0]) for row in found)
     kept = targets.where(F.col(FILE_COLUMN).isin(touched))

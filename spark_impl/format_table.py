@@ -53,6 +53,7 @@ from reference.format_table import (
     FormatTableFormat,
     compute_csv_options,
     decode_csv_file,
+    encode_format_file,
     parse_format,
 )
 from reference.io import FileIO, file_io_for
@@ -60,6 +61,7 @@ from reference.spec import types as t
 from reference.spec.casts import cast_value
 from reference.spec.file_format import (
     FileFormat,
+    arrow_to_rows,
     compute_arrow_type,
     decode_data_file,
     rows_to_arrow,
@@ -273,9 +275,10 @@ WRITTEN_COLUMN = "_PAIMON_WRITTEN"
 
 
 def partition_directory(table: FormatTable, values: Sequence[Any]) -> str:
-    """The directory of a partition (``k1=v1/k2=v2`` under the table's)."""
+    """The directory of a partition, or of the leading keys ``values`` name (``k1=v1/k2=v2``
+    under the table's)."""
     spec = layout.compute_partition_spec(
-        table.partition_fields,
+        table.partition_fields[: len(values)],
         values,
         default_name=table.default_partition_name,
         legacy_name=table.legacy_partition_name,
@@ -286,9 +289,6 @@ def partition_directory(table: FormatTable, values: Sequence[Any]) -> str:
 def write_partitions(file_io: FileIO, table: FormatTable, rows: pa.Table) -> list[str]:
     """One file per partition of ``rows`` (the table's columns, Paimon's canonical Arrow, in
     arrival order): ``data-<uuid>-0.<format>``; the paths written."""
-    from reference.format_table import encode_format_file  # noqa: PLC0415 (the file codec)
-    from reference.spec.file_format import arrow_to_rows  # noqa: PLC0415
-
     writer_uuid = str(uuid.uuid4())
     keys = list(table.partition_keys)
     groups: dict[tuple[Any, ...], list[int]] = {}
@@ -307,6 +307,17 @@ def write_partitions(file_io: FileIO, table: FormatTable, rows: pa.Table) -> lis
     return written
 
 
+def check_static_partition(table: FormatTable, spec: Mapping[str, Any]) -> list[str]:
+    """The keys of a static partition spec, which must be the table's leading partition keys."""
+    keys = list(table.partition_keys[: len(spec)])
+    if set(spec) != set(keys):
+        raise SpecViolation(
+            f"static partition {dict(spec)} must name the leading partition keys {keys}",
+            code="OVERWRITE_UNKNOWN_PARTITION_KEY",
+        )
+    return keys
+
+
 def cleared_directories(
     file_io: FileIO,
     table: FormatTable,
@@ -317,21 +328,8 @@ def cleared_directories(
     else (partitioned, ``dynamic-partition-overwrite`` on, the default) those written to,
     else every partition's."""
     if static_partition:
-        keys = list(table.partition_keys[: len(static_partition)])
-        if set(static_partition) != set(keys):
-            raise SpecViolation(
-                f"static partition {dict(static_partition)} must name the leading partition "
-                f"keys {keys}",
-                code="OVERWRITE_UNKNOWN_PARTITION_KEY",
-            )
-        fields = table.partition_fields[: len(keys)]
-        spec = layout.compute_partition_spec(
-            fields,
-            [static_partition[k] for k in keys],
-            default_name=table.default_partition_name,
-            legacy_name=table.legacy_partition_name,
-        )
-        return [layout.join(table.location, layout.compute_partition_path(spec))]
+        keys = check_static_partition(table, static_partition)
+        return [partition_directory(table, [static_partition[k] for k in keys])]
     dynamic = table.options.get("dynamic-partition-overwrite", "true").strip().lower() == "true"
     if table.partition_keys and dynamic:
         return sorted({path.rsplit("/", 1)[0] for path in written})
@@ -357,7 +355,7 @@ def write_format_table(
     storage = dict(fs_options or {})
     file_io = file_io_for(table.location, storage)
     if static_partition:
-        cleared_directories(file_io, table, [], static_partition)  # checks the spec first
+        check_static_partition(table, static_partition)
 
     def write(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         received = [b for b in batches if b.num_rows]
@@ -366,8 +364,6 @@ def write_format_table(
         arrived = pa.Table.from_batches(received).sort_by(ARRIVAL_COLUMN)
         rows = to_paimon_table(arrived.drop_columns([ARRIVAL_COLUMN]), table.fields)
         if static_partition:
-            from reference.spec.file_format import arrow_to_rows  # noqa: PLC0415
-
             keys = list(table.partition_keys)
             values = arrow_to_rows(rows.select(keys), table.partition_fields)
             spec = [(keys.index(k), v) for k, v in static_partition.items()]
