@@ -179,7 +179,8 @@ def evolve_field_stats(
     row_count: int,
 ) -> dict[str, FieldStats]:
     """Statistics under the read schema's names, matched by field id. A field the file does not
-    have is all null in it; a field whose type changed has unknown statistics (absent)."""
+    have is all null in it; a field whose type changed, or that the file has without statistics
+    (not in ``_VALUE_STATS_COLS``), has unknown statistics (absent)."""
     by_id = {f.id: f for f in file_fields}
     evolved: dict[str, FieldStats] = {}
     for read_field in read_fields:
@@ -338,9 +339,8 @@ def is_file_matching(
         evolved = evolve_field_stats(stats, file_fields, read_fields, meta.row_count)
         types = {f.name: f.type for f in read_fields}
         return is_stats_matching(key_predicate, meta.row_count, evolved, types)
-    stats_fields = compute_stats_fields(file_schema, meta)
-    stats = decode_field_stats(meta.value_stats, stats_fields)
-    evolved = evolve_field_stats(stats, stats_fields, schema.fields, meta.row_count)
+    stats = decode_field_stats(meta.value_stats, compute_stats_fields(file_schema, meta))
+    evolved = evolve_field_stats(stats, file_schema.fields, schema.fields, meta.row_count)
     types = {f.name: f.type for f in schema.fields}
     return is_stats_matching(predicate, meta.row_count, evolved, types)
 
