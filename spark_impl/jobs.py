@@ -2,9 +2,11 @@
 
 * :func:`write_table` prepares a DataFrame the way Java's writers receive rows (arrival
   position, bucket or dynamic-bucket assigner computed vectorized in ``mapInArrow``, shuffled by
-  (partition, bucket) so that one task writes each bucket) and writes it through the ``paimon``
-  data source: each task orders its buckets' rows by arrival position and key itself, writes
-  level-0 files, runs the compaction Java's writer would, and the driver commits.
+  (partition, bucket); an unpartitioned fixed-bucket table gets one task per bucket, placed
+  exactly by :mod:`spark_impl.placement`, so tasks are balanced and a task holds one bucket)
+  and writes it through the ``paimon`` data source: each task orders its buckets' rows by
+  arrival position and key itself, writes level-0 files, runs the compaction Java's writer
+  would, and the driver commits.
 * :func:`compact` plans on the driver which buckets a compaction changes, runs one Spark job
   with a task per bucket (each returns a commit message) and commits them on the driver; an
   append table gets a task per group of small files (:mod:`spark_impl.append_compact`).
@@ -30,6 +32,7 @@ from spark_impl import expire as expiration
 from spark_impl.append_compact import AppendTask, plan_append_tasks, run_task_message
 from spark_impl.bucketing import compute_row_hash
 from spark_impl.compact import BucketJob, compact_bucket, plan_bucket_jobs
+from spark_impl.placement import task_key_column
 from spark_impl.plan import read_schema_json
 from spark_impl.write import (
     ASSIGNER_COLUMN,
@@ -110,11 +113,14 @@ def write_table(
         schema_json = read_schema_json(file_io, settings["path"], schema.id)
         output = StructType([*prepared.schema.fields, StructField(column, IntegerType(), False)])
         prepared = prepared.mapInArrow(_routing_function(schema_json, bucket_mode), output)
-        keys = [*schema.partition_keys, column]
-        count = num_partitions or spark.sparkContext.defaultParallelism
         # Each task sorts its buckets itself (vectorized, by key and arrival position), so a
         # Spark sort within the partitions would only add work (3-4 s per million rows here).
-        prepared = prepared.repartition(count, *keys)
+        if bucket_mode is BucketMode.FIXED and not schema.partition_keys:
+            count = num_partitions or schema.core_options.bucket
+            prepared = prepared.repartition(count, task_key_column(BUCKET_COLUMN, count))
+        else:
+            count = num_partitions or spark.sparkContext.defaultParallelism
+            prepared = prepared.repartition(count, *schema.partition_keys, column)
     writer = prepared.write.format(FORMAT_NAME).mode(mode)
     for key, value in settings.items():
         if key != "path":
