@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from bench import engines as e
+from bench import workloads as w
 from bench.harness import Suite
 
 PROJECT = str(Path(__file__).resolve().parents[1])
@@ -103,6 +104,7 @@ def suite(request: pytest.FixtureRequest) -> Iterator[Suite]:
             "header": {
                 **describe_tree(),
                 "rows": shared.rows,
+                "buckets": w.BUCKETS,
                 "rounds": shared.rounds,
                 "started": datetime.now(timezone.utc).isoformat(),
                 "node": platform.node(),
@@ -159,6 +161,7 @@ def pytest_benchmark_update_json(
     output_json["paimon_kit"] = {
         **describe_tree(),
         "rows": config.getoption("--bench-rows"),
+        "buckets": w.BUCKETS,
         "rounds": config.getoption("--bench-rounds"),
         "failures": FAILURES,
         "spark_warm_up_seconds": WARM_UPS,

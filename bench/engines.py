@@ -20,19 +20,24 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+from bench import features as f
 from bench import workloads as w
 from reference.io import LocalFileIO
+from reference.spec.predicate import Predicate, equal
 from reference.spec.schema import SetOption
 from reference.store import metadata
 from reference.store.query import load_schemas
+from reference.store.read import compute_pruning_predicate
 from reference.store.scan import plan_scan
 from reference.table import Table
 
@@ -159,18 +164,22 @@ def measure_session_start(master: str) -> float:
     return float(lines[0].split()[1])
 
 
-def spark_write_pk(spark: Any, root: str, rows: int) -> None:
+def spark_write_commits(
+    spark: Any, root: str, rows: int, frames: Callable[[Any, int, int], Any]
+) -> None:
+    """Write the five commits ``frames(spark, rows, commit)`` with spark_impl."""
     import spark_impl  # noqa: PLC0415
 
     for commit in range(w.COMMITS):
-        spark_impl.write_table(w.commit_spark_frame(spark, rows, commit), root)
+        spark_impl.write_table(frames(spark, rows, commit), root)
+
+
+def spark_write_pk(spark: Any, root: str, rows: int) -> None:
+    spark_write_commits(spark, root, rows, w.commit_spark_frame)
 
 
 def spark_write_append(spark: Any, root: str, rows: int) -> None:
-    import spark_impl  # noqa: PLC0415
-
-    for commit in range(w.COMMITS):
-        spark_impl.write_table(w.append_commit_spark_frame(spark, rows, commit), root)
+    spark_write_commits(spark, root, rows, w.append_commit_spark_frame)
 
 
 def spark_read(spark: Any, root: str) -> w.Checksum:
@@ -254,7 +263,11 @@ def reference_write(root: str, commits: Sequence[list[tuple[Any, ...]]]) -> None
 
 
 def reference_read(root: str) -> w.Checksum:
-    rows = [row for kind, row in Table.open(LocalFileIO(), root).read().rows]
+    return rows_checksum([row for _, row in Table.open(LocalFileIO(), root).read().rows])
+
+
+def rows_checksum(rows: Sequence[tuple[Any, ...]]) -> w.Checksum:
+    """The checksum of ``(k, v, x)`` rows."""
     return w.Checksum(
         len(rows),
         sum(row[0] for row in rows),
@@ -298,16 +311,18 @@ def java_compact(harness: Any, root: str) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def live_data_files(root: str) -> list[str]:
-    """Paths of the data files the latest snapshot reads (planned by the reference)."""
+def live_data_files(root: str, predicate: Predicate | None = None) -> list[str]:
+    """Paths of the data files the latest snapshot reads (planned by the reference, for
+    ``predicate`` when given: statistics and embedded file indexes prune)."""
     file_io = LocalFileIO()
     snapshot = metadata.read_latest_snapshot(file_io, root)
     if snapshot is None:
         return []
     schemas = load_schemas(file_io, root)
     schema = schemas[snapshot.schema_id]
-    plan = plan_scan(file_io, root, snapshot, schema, schemas)
-    return [f"{s.bucket_path}/{f.file_name}" for s in plan.splits for f in s.files]
+    pruning = compute_pruning_predicate(predicate, schema)
+    plan = plan_scan(file_io, root, snapshot, schema, schemas, predicate=pruning)
+    return [f"{s.bucket_path}/{meta.file_name}" for s in plan.splits for meta in s.files]
 
 
 def list_parquet(directory: str) -> list[str]:
@@ -329,6 +344,18 @@ def floor_write(directory: str, commits: Sequence[pa.Table]) -> None:
             pq.write_table(part, f"{directory}/data-{commit}-{bucket}.parquet", compression="zstd")
 
 
+FLOOR_CHANGELOG = "changelog"
+"""The floor's changelog files go to this subdirectory of its data files."""
+
+
+def floor_write_with_changelog(
+    directory: str, commits: Sequence[pa.Table], changes: Sequence[pa.Table]
+) -> None:
+    """:func:`floor_write` of the data, and of the changelog into :data:`FLOOR_CHANGELOG`."""
+    floor_write(directory, commits)
+    floor_write(f"{directory}/{FLOOR_CHANGELOG}", changes)
+
+
 def with_system_columns(data: pa.Table, first_sequence: int) -> pa.Table:
     """``data`` with Paimon's key, sequence and row-kind columns in front (the bytes a
     primary-key data file holds)."""
@@ -339,3 +366,47 @@ def with_system_columns(data: pa.Table, first_sequence: int) -> pa.Table:
         [data["k"], sequence, kinds, *data.columns],
         names=["_KEY_k", "_SEQUENCE_NUMBER", "_VALUE_KIND", *data.column_names],
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Point queries (W5): ``v = value``, exact rows, by every engine
+# --------------------------------------------------------------------------------------------
+
+
+def spark_point_query(spark: Any, root: str, value: str) -> w.Checksum:
+    frame = spark.read.format("paimon").load(root)
+    return w.spark_checksum(frame.filter(frame[f.INDEX_COLUMN] == value))
+
+
+def reference_point_query(root: str, value: str) -> w.Checksum:
+    result = Table.open(LocalFileIO(), root).read(predicate=equal(f.INDEX_COLUMN, value))
+    return rows_checksum([row for _, row in result.rows])
+
+
+def reference_planned_files(root: str, column: str, value: str) -> int:
+    """Data files the reference plans for ``column = value`` (after pruning by statistics
+    and embedded indexes; ``.index`` files are consulted only when a file is read)."""
+    return len(live_data_files(root, equal(column, value)))
+
+
+def rust_point_query(root: str, value: str) -> w.Checksum:
+    leaf = {"method": "equal", "field": f.INDEX_COLUMN, "literals": [value]}
+    builder = rust_table(root).new_read_builder().with_filter(leaf)
+    batches = builder.new_read().read(builder.new_scan().plan().splits())
+    data = pa.Table.from_batches(batches) if batches else w.ARROW_SCHEMA.empty_table()
+    return w.arrow_checksum(data.filter(pc.equal(data[f.INDEX_COLUMN], value)))
+
+
+def pypaimon_point_query(root: str, value: str) -> w.Checksum:
+    builder = pypaimon_table(root).new_read_builder()
+    builder = builder.with_filter(builder.new_predicate_builder().equal(f.INDEX_COLUMN, value))
+    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    if data is None:
+        return w.arrow_checksum(w.ARROW_SCHEMA.empty_table())
+    return w.arrow_checksum(data.filter(pc.equal(data[f.INDEX_COLUMN], value)))
+
+
+def floor_point_query(paths: Sequence[str], value: str) -> w.Checksum:
+    """pyarrow's dataset scan with the filter pushed into Parquet (row-group statistics)."""
+    dataset = ds.dataset(list(paths), format="parquet")
+    return w.arrow_checksum(dataset.to_table(filter=pc.field(f.INDEX_COLUMN) == value))

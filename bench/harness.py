@@ -115,7 +115,13 @@ def measure(benchmark: Any, suite: Suite, label: tuple[str, str], engine: str, p
     load_before = os.getloadavg()
     benchmark.group = f"{workload} {operation}"
     benchmark.extra_info.update(
-        {"workload": workload, "operation": operation, "engine": engine, "rows": suite.rows}
+        {
+            "workload": workload,
+            "operation": operation,
+            "engine": engine,
+            "rows": suite.rows,
+            "buckets": w.BUCKETS,
+        }
     )
     benchmark.pedantic(
         target, setup=lambda: (plan.setup(), {}), teardown=after, rounds=suite.rounds, iterations=1

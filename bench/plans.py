@@ -1,5 +1,5 @@
-"""The plan (setup, timed run, check) of every engine for writes, reads and compactions,
-shared by the W1/W3 (``test_pk.py``) and W2 (``test_append.py``) suites."""
+"""The plan (setup, timed run, check) of every engine for writes, reads, point queries and
+compactions, shared by ``test_workloads.py`` (W1-W3) and ``test_features.py`` (W4-W7)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from bench import engines as e
+from bench import features as f
 from bench import workloads as w
 from bench.harness import SPARK_ENGINES, Plan, Suite
 
@@ -77,6 +78,8 @@ class TableWorkload:
     spark_write: Callable[[Any, str, int], None]
     expected: Callable[[int], w.Checksum]
     primary_key: bool
+    changelog: Callable[[int], int] | None = None
+    """``changelog(rows)``: the changelog records the writer must produce (W4), if any."""
 
     def all_commits(self, rows: int) -> list[pa.Table]:
         return [self.commits(rows, c) for c in range(w.COMMITS)]
@@ -102,6 +105,27 @@ W2 = TableWorkload(
     w.expected_append_checksum,
     primary_key=False,
 )
+W4 = replace(W1, name="W4", create=f.create_lookup_table, changelog=f.expected_changelog_records)
+"""W1 into a ``changelog-producer = lookup`` table: the write also produces the changelog."""
+W5 = replace(W2, name="W5", read_operation="point-query", create=f.create_index_table)
+"""W2 into an append table with a bloom-filter index on ``v`` and many small files."""
+W6_PARTIAL = TableWorkload(
+    "W6-partial",
+    "merge-read",
+    f.create_partial_table,
+    f.partial_commit_arrow,
+    partial(e.spark_write_commits, frames=f.partial_commit_spark_frame),
+    f.expected_partial_checksum,
+    primary_key=True,
+)
+W6_AGGREGATE = replace(
+    W1,
+    name="W6-aggregate",
+    create=f.create_aggregate_table,
+    expected=f.expected_aggregate_checksum,
+)
+W7 = replace(W1, name="W7", read_operation="read", create=f.create_dv_table)
+"""W1 into a deletion-vector table: the read applies deletion vectors instead of merging."""
 
 
 def shared_table(suite: Suite, workload: TableWorkload) -> str:
@@ -130,11 +154,14 @@ def own_table_key(workload: str, engine: str) -> str:
 
 def reader_table(suite: Suite, workload: TableWorkload, engine: str) -> str:
     """The table ``engine`` reads: the shared one, or for :data:`OWN_TABLE_READERS` the one
-    it wrote in this run's write benchmark (when it ran)."""
+    it wrote in this run's write benchmark (written now, untimed, when that did not run)."""
     if engine in OWN_TABLE_READERS:
-        own = suite.kept.get(own_table_key(workload.name, engine))
-        if own is not None:
-            return own
+        key = own_table_key(workload.name, engine)
+        if key not in suite.kept:
+            root = workload.create(suite.warehouse, fresh_name(f"{workload.name}_{engine}"))
+            e.pypaimon_write(root, workload.all_commits(suite.rows))
+            suite.kept[key] = root
+        return suite.kept[key]
     return shared_table(suite, workload)
 
 
@@ -142,6 +169,31 @@ def write_plan(suite: Suite, engine: str, workload: TableWorkload) -> Plan:
     """Write the workload's five commits with ``engine`` into a fresh table; spark_impl's
     table is kept for the readers. The floor writes the same rows (with Paimon's system
     columns when the table has a primary key) as plain Parquet files."""
+    plan = _write_plan(suite, engine, workload)
+    if workload.changelog is None:
+        return plan
+    return with_changelog_check(plan, workload.changelog(suite.rows), engine == "floor")
+
+
+def with_changelog_check(plan: Plan, expected_records: int, floor: bool) -> Plan:
+    """``plan`` whose check also counts the changelog records of the written table (the sum
+    of its snapshots' ``changelogRecordCount``) and fails unless there are
+    ``expected_records``; the floor's changelog is plain files, checked by their rows."""
+
+    def check(result: Any, target: str) -> w.Checksum:
+        if floor:
+            found = e.floor_read(e.list_parquet(f"{target}/{e.FLOOR_CHANGELOG}")).num_rows
+        else:
+            found = f.count_changelog_records(target)
+        plan.facts["changelog_records"] = found
+        if found != expected_records:
+            raise AssertionError(f"changelog records: {found}, expected {expected_records}")
+        return plan.check(result, target)
+
+    return replace(plan, check=check)
+
+
+def _write_plan(suite: Suite, engine: str, workload: TableWorkload) -> Plan:
     expected = workload.expected(suite.rows)
     keep_key = workload.name
     create = partial(workload.create, suite.warehouse)
@@ -165,6 +217,9 @@ def write_plan(suite: Suite, engine: str, workload: TableWorkload) -> Plan:
     physical = [e.with_system_columns(c, 0) for c in data] if workload.primary_key else data
     directory = lambda: (f"{suite.warehouse}/{fresh_name(f'floor_{keep_key}')}",)  # noqa: E731
     run = lambda target: e.floor_write(target, physical)  # noqa: E731
+    if workload.changelog is not None:
+        changes = [e.with_system_columns(c, 0) for c in f.changelog_commits_arrow(suite.rows)]
+        run = lambda target: e.floor_write_with_changelog(target, physical, changes)  # noqa: E731
     floor_expected = w.arrow_checksum(pa.concat_tables(data))
     return Plan(directory, run, floor_directory_checksum, floor_expected, remove_table)
 
@@ -213,3 +268,44 @@ def compact_plan(suite: Suite, engine: str, root: str, expected: w.Checksum) -> 
     else:
         run = e.reference_compact
     return Plan(copy, run, rust_checksum, expected, count_and_remove, facts)
+
+
+def sum_checksums(checksums: Sequence[w.Checksum]) -> w.Checksum:
+    return w.Checksum(
+        sum(c.count for c in checksums),
+        sum(c.key_sum for c in checksums),
+        float(sum(c.x_sum for c in checksums)),
+        sum(c.v_length for c in checksums),
+    )
+
+
+def point_query_plan(suite: Suite, engine: str, root: str) -> Plan:
+    """Run :func:`bench.features.point_query_values` as one query each (``v = value``) and
+    sum the checksums of their rows; the facts record the table's live files and how many
+    of them the reference plans for one query (the index's pruning, independently of the
+    engine under test). The floor scans the live files with pyarrow's filter (Parquet
+    statistics only: no Paimon index)."""
+    values = f.point_query_values(suite.rows)
+    expected = f.expected_point_checksum(suite.rows)
+    same_table = lambda: (root,)  # noqa: E731
+    facts: dict[str, Any] = {
+        "files": len(e.live_data_files(root)),
+        "files_planned_by_reference": e.reference_planned_files(root, f.INDEX_COLUMN, values[0]),
+    }
+
+    def each(query: Callable[[str, str], w.Checksum]) -> Callable[[str], w.Checksum]:
+        return lambda table: sum_checksums([query(table, value) for value in values])
+
+    if engine in SPARK_ENGINES:
+        spark = suite.spark(engine)
+        run = each(partial(e.spark_point_query, spark))
+    elif engine == "reference":
+        run = each(e.reference_point_query)
+    elif engine == "pypaimon-rust":
+        run = each(e.rust_point_query)
+    elif engine == "pypaimon":
+        run = each(e.pypaimon_point_query)
+    else:
+        paths = e.live_data_files(root)
+        run = each(lambda _root, value: e.floor_point_query(paths, value))
+    return Plan(same_table, run, returned_checksum, expected, facts=facts)

@@ -2,7 +2,8 @@
 
 W1 (primary-key table): ``rows`` keys written in commit 0 (``k = id``, ``v = 'value-<id>'``,
 ``x = id``), then commits 1..4 each update a fifth of the keys (20 %):
-``k = (id * 5 + c) % rows``, ``v = 'update-<c>-<id>'``, ``x = id + c / 8``. Bucket 4, Parquet.
+``k = (id * 5 + c) % rows``, ``v = 'update-<c>-<id>'``, ``x = id + c / 8``.
+Bucket 4 (:data:`BUCKETS`), Parquet.
 The table after the five commits holds exactly ``rows`` rows whose checksum
 (:func:`expected_checksum`) is computed here with numpy, independently of every engine.
 
@@ -14,6 +15,7 @@ checksum is a tuple of integers and exact floats that engines must reproduce bit
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +27,10 @@ from reference.spec import types as t
 from reference.table import Table
 
 DATABASE = "bench"
-BUCKETS = 4
+DEFAULT_BUCKETS = 4
+BUCKETS = int(os.environ.get("BENCH_BUCKETS", DEFAULT_BUCKETS))
+"""The tables' bucket count; ``BENCH_BUCKETS`` changes it for the runs at a fixed split size
+(the memory target: e.g. 1M rows in 4 buckets and 10M in 40 both make 250k-row splits)."""
 COMMITS = 5
 UPDATE_STRIDE = 5
 """Each update commit touches every fifth key: a 20 % update."""
