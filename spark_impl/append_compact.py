@@ -26,8 +26,8 @@ The rules are ``reference/store/append_compact.py`` (which cites Java 0.9's
 * *Vectors.* A fixed bucket whose vectors change gets one new index file (possibly holding no
   vector) replacing all of its old ones; in a bucket-unaware table each index file holding a
   rewritten file's vector is replaced by one with its other vectors (none when nothing is left).
-
-Not written here, as in the rest of spark_impl's writer: file indexes (``file-index.*``).
+* *File indexes.* Every rewritten file gets the index the table's ``file-index.*`` options ask
+  for, as a written file does (:mod:`spark_impl.file_index`, through the level plan's settings).
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot
 from spark_impl import commit
 from spark_impl.compact import BucketFiles, read_vectors
+from spark_impl.file_index import compute_file_index_plan
 from spark_impl.file_writer import MetaContext, compute_creation_time, write_append_files
 from spark_impl.plan import compute_bucket_dir, read_schema_json
 from spark_impl.read import apply_deletions, evolve_columns, read_data_file
@@ -391,6 +392,7 @@ def plan_append_tasks(file_io: FileIO, table_root: str, *, full: bool) -> list[A
     table_root = table_root.rstrip("/")
     schema = commit.read_latest_schema(file_io, table_root)
     options = append_options(schema)
+    compute_file_index_plan(schema)  # wrong file-index options fail here, not in a task
     latest = commit.read_latest_snapshot(file_io, table_root)
     grouped, total_buckets, vector_files = read_buckets(file_io, table_root, latest)
     schema_ids = {f.schema_id for files in grouped.values() for f in files} | {schema.id}

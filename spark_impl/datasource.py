@@ -34,8 +34,9 @@ every row ``+I``).
 Planning (:func:`spark_impl.plan.plan_read`) runs when Spark asks for partitions: one
 :class:`SplitPartition` per split. Filters Spark pushes (``pushFilters``, enabled by
 :func:`register` through ``spark.sql.python.filterPushdown.enabled``) are translated to Paimon
-predicates and used only to prune manifests and files; every filter is handed back to Spark,
-which still applies it to the rows.
+predicates and used only to prune manifests and files (partition values, statistics, embedded
+file indexes) and, in the tasks, to skip files or rows their ``.index`` files rule out; every
+filter is handed back to Spark, which still applies it to the rows.
 """
 
 from __future__ import annotations
@@ -281,11 +282,13 @@ def combine_predicates(predicates: list[Predicate]) -> Predicate | None:
 
 @dataclass(frozen=True)
 class SplitPartition(InputPartition):
-    """One split and the schemas (JSON) needed to read it."""
+    """One split, the schemas (JSON) needed to read it and the pushed predicate (for the
+    files' indexes)."""
 
     split: Split
     schema_json: str
     file_schema_jsons: Mapping[int, str]
+    predicate: Predicate | None = None
 
 
 class PaimonDataSource(DataSource):
@@ -367,6 +370,7 @@ class PaimonReader(DataSourceReader):
                 split,
                 plan.schema_json,
                 {f.schema_id: plan.file_schema_jsons[f.schema_id] for f in split.files},
+                plan.predicate,
             )
             for split in plan.splits
         ]
@@ -378,7 +382,13 @@ class PaimonReader(DataSourceReader):
         partition = cast(SplitPartition, partition)
         schema = decode_schema(partition.schema_json)
         file_schemas = {i: decode_schema(j) for i, j in partition.file_schema_jsons.items()}
-        table = read_split(open_file_io(self.options), partition.split, schema, file_schemas)
+        table = read_split(
+            open_file_io(self.options),
+            partition.split,
+            schema,
+            file_schemas,
+            predicate=partition.predicate,
+        )
         if ROW_KIND_COLUMN in self.spark_schema.fieldNames():
             table = stream.with_row_kinds(table, np.zeros(table.num_rows, dtype=np.int64))
         yield from to_output_batches(table, self.spark_schema)

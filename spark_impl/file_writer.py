@@ -10,7 +10,12 @@ classes); this module computes the same metadata column-wise:
   Parquet and Avro, every 1024th row of the file for ORC) and starts a new file once the size
   reaches ``target-file-size``. The reference measures the encoded size at every check; here
   the check points are searched by bisection over encoded sizes (sizes grow with rows), so the
-  common case of one file per flush encodes once.
+  common case of one file per flush encodes once;
+* file indexes (``reference/store/file_writer.py`` rule 7): every append file gets the
+  container :mod:`spark_impl.file_index` builds from its Arrow columns when its settings carry
+  an index plan (append tables with ``file-index.*`` options), embedded in the meta up to
+  ``file-index.in-manifest-threshold`` bytes, else written to ``<data file>.index`` and named
+  in the meta's extra files. Primary-key files get none (as Paimon 0.9.0).
 """
 
 from __future__ import annotations
@@ -53,6 +58,13 @@ from reference.spec.file_format import (
     encode_data_file,
 )
 from reference.spec.stats import EMPTY_STATS, SimpleStats
+from spark_impl.file_index import (
+    NO_INDEX,
+    FileIndexPlan,
+    WrittenIndex,
+    build_file_index,
+    write_file_index,
+)
 
 ROLL_CHECK_INTERVAL = 1000
 ORC_ROW_BATCH_SIZE = 1024
@@ -172,13 +184,15 @@ RAW_STATS_BY_FORMAT: Mapping[FileFormat, Callable[[pa.Array, t.DataType], Column
 
 @dataclass(frozen=True)
 class FileSettings:
-    """Format, codec options, physical columns with their stats modes, and the roll size."""
+    """Format, codec options, physical columns with their stats modes, the roll size, and the
+    file indexes every append file gets (None: no index)."""
 
     fmt: FileFormat
     write_options: FormatWriteOptions
     fields: tuple[t.DataField, ...]
     stats_modes: tuple[StatsMode, ...]
     target_file_size: int
+    index: FileIndexPlan | None = None
 
 
 def column_stats(table: pa.Table, settings: FileSettings, columns: Sequence[int]) -> SimpleStats:
@@ -282,8 +296,10 @@ class FileFacts(NamedTuple):
     deletes: int
 
 
-def build_meta(facts: FileFacts, context: MetaContext) -> DataFileMeta:
-    """The 0.9 data file meta (no extra files, no embedded index)."""
+def build_meta(
+    facts: FileFacts, context: MetaContext, index: WrittenIndex = NO_INDEX
+) -> DataFileMeta:
+    """The 0.9 data file meta; ``index`` says where the file's index went, if it has one."""
     return DataFileMeta(
         facts.name,
         facts.size,
@@ -293,10 +309,10 @@ def build_meta(facts: FileFacts, context: MetaContext) -> DataFileMeta:
         *facts.sequences,
         context.schema_id,
         context.level,
-        (),
+        index.extra_files,
         context.creation_time,
         facts.deletes,
-        None,
+        index.embedded,
         context.file_source,
     )
 
@@ -311,20 +327,34 @@ def write_append_files(
     context: MetaContext,
     names: NameSource,
 ) -> list[DataFileMeta]:
-    """Rows in order into rolled append files (sequence numbers count on across files)."""
+    """Rows in order into rolled append files (sequence numbers count on across files), each
+    with the file index its settings ask for."""
     every_column = range(len(settings.fields))
     no_keys = (SERIALIZED_EMPTY_ROW, SERIALIZED_EMPTY_ROW)
     metas = []
     for start, end, data in compute_rolled_files(table, settings):
         name = names()
         write_file(file_io, directory, name, data)
-        values = column_stats(table.slice(start, end - start), settings, every_column)
+        rows = table.slice(start, end - start)
+        values = column_stats(rows, settings, every_column)
         sequences = (first_sequence + start, first_sequence + end - 1)
         facts = FileFacts(
             name, len(data), end - start, no_keys, (EMPTY_STATS, values), sequences, 0
         )
-        metas.append(build_meta(facts, context))
+        metas.append(
+            build_meta(facts, context, write_append_index(file_io, directory, name, rows, settings))
+        )
     return metas
+
+
+def write_append_index(
+    file_io: FileIO, directory: str, name: str, rows: pa.Table, settings: FileSettings
+) -> WrittenIndex:
+    """The index of the append file ``name`` holding ``rows``, embedded or written beside it."""
+    if settings.index is None:
+        return NO_INDEX
+    container = build_file_index(settings.index, rows, settings.fields)
+    return write_file_index(file_io, directory, name, container, settings.index.threshold)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,16 @@ Steps of :func:`plan_read`:
 3. Replay the base then the delta manifest list: ADD puts a file in the live set, DELETE takes it
    out (identity: partition, bucket, level, name, extra files, embedded index, external path).
 4. Prune: manifests by partition statistics, entries by partition value, files of primary-key
-   tables by key statistics and files of append tables by value statistics. Level-0 files are
-   skipped for primary-key tables with deletion vectors or the first-row engine.
+   tables by key statistics and files of append tables by value statistics, then by their
+   embedded file index (:mod:`spark_impl.file_index` rule 6; ``.index`` files are consulted
+   only when a file is read). Level-0 files are skipped for primary-key tables with deletion
+   vectors or the first-row engine.
 5. Group the live files by (partition, bucket) into :class:`Split` records, small and picklable,
-   with the deletion-vector ranges of their files from the snapshot's index manifest.
+   with the deletion-vector ranges of their files from the snapshot's index manifest and, for
+   append tables, where each file's index is (embedded bytes or ``.index`` file name).
+
+:func:`count_scan_files` counts what a filtered scan plans and reads (files its ``.index``
+file rules out are planned but not read).
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ from reference.spec.predicate import (
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot, decode_hint, decode_snapshot, decode_tag
 from reference.spec.stats import SimpleStats
+from spark_impl import file_index
 
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
 
@@ -85,6 +92,8 @@ class DataFileRef:
     row_count: int
     min_sequence_number: int
     deletion: DeletionFileRef | None = None
+    index: bytes | str | None = None
+    """An append-table file's index: its embedded container, or its ``.index`` file's name."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,8 @@ class ReadPlan:
     skipped_manifests: int = 0
     skipped_files: int = 0
     predicate: Predicate | None = field(default=None, compare=False)
+    skipped_by_index: int = 0
+    """Files left out because their embedded index rules the predicate out."""
 
     @property
     def schema(self) -> TableSchema:
@@ -522,6 +533,7 @@ def plan_read(
     grouped: dict[tuple[bytes, int], list[DataFileRef]] = {}
     bucket_dirs: dict[tuple[bytes, int], str] = {}
     skipped_files = 0
+    skipped_by_index = 0
     for entry in replay_entries(entries):
         if entry.partition not in partitions:
             partitions[entry.partition] = tuple(
@@ -536,6 +548,11 @@ def plan_read(
         ):
             skipped_files += 1
             continue
+        if not file_index.is_planned_by_index(
+            meta.embedded_index, predicate, schema, cache.get(meta.schema_id)
+        ):
+            skipped_by_index += 1
+            continue
         group = (entry.partition, entry.bucket)
         if group not in bucket_dirs:
             bucket_dirs[group] = compute_bucket_dir(table_root, schema, partition, entry.bucket)
@@ -548,6 +565,7 @@ def plan_read(
                 row_count=meta.row_count,
                 min_sequence_number=meta.min_sequence_number,
                 deletion=deletion_ranges.get((entry.partition, entry.bucket, meta.file_name)),
+                index=None if schema.primary_keys else compute_index_source(meta),
             )
         )
     splits = tuple(
@@ -566,6 +584,72 @@ def plan_read(
         skipped_manifests=skipped_manifests,
         skipped_files=skipped_files,
         predicate=predicate,
+        skipped_by_index=skipped_by_index,
+    )
+
+
+def compute_index_source(meta: DataFileMeta) -> bytes | str | None:
+    """Where a file's index is: its embedded container, else its ``.index`` file's name."""
+    if meta.embedded_index is not None:
+        return meta.embedded_index
+    return file_index.find_index_file_name(meta.extra_files)
+
+
+@dataclass(frozen=True)
+class ScanFileCounts:
+    """What a filtered scan touches: files planned (after partition, statistics and embedded
+    index pruning) and files read (planned files their index does not rule out at read time)."""
+
+    planned: int
+    read: int
+    skipped_by_stats: int
+    skipped_by_index_at_plan: int
+    skipped_by_index_at_read: int
+
+
+def is_file_read(
+    file_io: FileIO,
+    ref: DataFileRef,
+    predicate: Predicate | None,
+    schema: TableSchema,
+    file_schema: TableSchema,
+) -> bool:
+    """Whether the reader reads ``ref`` (:func:`spark_impl.file_index.evaluate_at_read`)."""
+    result = file_index.evaluate_at_read(
+        file_io,
+        ref.path,
+        predicate,
+        row_count=ref.row_count,
+        index_source=ref.index,
+        schema=schema,
+        file_schema=file_schema,
+    )
+    kept = file_index.compute_kept_rows(result, ref.row_count)
+    return kept is None or len(kept) > 0
+
+
+def count_scan_files(
+    file_io: FileIO,
+    table_root: str,
+    predicate: Predicate | None,
+    travel: TimeTravel = LATEST,
+) -> ScanFileCounts:
+    """Plan a scan with ``predicate`` and count the files it plans and reads (e.g. the
+    benchmark's point query ``v = 'value-123'``: ``count_scan_files(io, root, equal("v",
+    "value-123")).read``)."""
+    plan = plan_read(file_io, table_root, travel, predicate=predicate)
+    schema = plan.schema
+    schemas = {i: decode_schema(j) for i, j in plan.file_schema_jsons.items()}
+    refs = [ref for split in plan.splits for ref in split.files]
+    read = sum(
+        is_file_read(file_io, ref, predicate, schema, schemas[ref.schema_id]) for ref in refs
+    )
+    return ScanFileCounts(
+        planned=len(refs),
+        read=read,
+        skipped_by_stats=plan.skipped_files,
+        skipped_by_index_at_plan=plan.skipped_by_index,
+        skipped_by_index_at_read=len(refs) - read,
     )
 
 

@@ -5,7 +5,10 @@ Steps of :func:`read_split`:
 1. Each data file is read with pyarrow (Parquet, ORC; Avro through
    ``reference.spec.file_format.decode_data_file``), columns chosen by the names of the schema
    the file was written with (its ``schema_id``).
-2. Its deletion vector (if any) becomes a numpy mask that drops the deleted row positions.
+2. Its deletion vector (if any) becomes a numpy mask that drops the deleted row positions. With
+   a filter, an append-table file's index (embedded or its ``.index`` file) is asked first
+   (:mod:`spark_impl.file_index` rule 6): a file it rules out is not read, and a row-set answer
+   keeps only those rows (Spark applies the filter again, so this only narrows).
 3. Columns move to the read schema by field id: a field the file lacks is all null; a field
    whose type changed is cast (with Arrow where Arrow's cast is exactly Java's, else value by
    value through ``reference.spec.casts``).
@@ -34,19 +37,24 @@ from reference.spec.deletion_vector import decode_deletion_vector
 from reference.spec.file_format import (
     FileFormat,
     arrow_to_rows,
+    compute_arrow_schema,
     compute_arrow_type,
     conform_arrow_table,
     decode_data_file,
     parse_file_format,
     rows_to_arrow,
 )
+from reference.spec.predicate import Predicate
 from reference.spec.schema import TableSchema
+from spark_impl.file_index import compute_kept_rows, evaluate_at_read
 from spark_impl.merge import ORDER_COLUMN, compute_merge_config, merge_records
 from spark_impl.plan import DataFileRef, DeletionFileRef, Split
 
 # --------------------------------------------------------------------------------------------
 # Files and deletion vectors
 # --------------------------------------------------------------------------------------------
+
+NO_POSITIONS = np.zeros(0, dtype=np.int64)
 
 
 def read_data_file(file_io: FileIO, path: str, fields: Sequence[t.DataField]) -> pa.Table:
@@ -77,6 +85,38 @@ def read_deleted_positions(
         vector = decode_deletion_vector(cache[deletion.path], deletion.offset, deletion.length)
     positions = vector.positions
     return np.fromiter(iter(positions), dtype=np.int64, count=len(positions))
+
+
+def compute_index_rows(
+    file_io: FileIO,
+    ref: DataFileRef,
+    predicate: Predicate | None,
+    schema: TableSchema,
+    file_schema: TableSchema,
+) -> np.ndarray | None:
+    """The row positions of a file its index keeps for ``predicate`` (None: every row)."""
+    if predicate is None or ref.index is None:
+        return None
+    result = evaluate_at_read(
+        file_io,
+        ref.path,
+        predicate,
+        row_count=ref.row_count,
+        index_source=ref.index,
+        schema=schema,
+        file_schema=file_schema,
+    )
+    return compute_kept_rows(result, ref.row_count)
+
+
+def apply_row_masks(table: pa.Table, kept: np.ndarray | None, deleted: np.ndarray) -> pa.Table:
+    """Keep the rows at ``kept`` (None: all) that ``deleted`` does not list."""
+    if kept is None:
+        return apply_deletions(table, deleted)
+    keep = np.zeros(table.num_rows, dtype=bool)
+    keep[kept[kept < table.num_rows]] = True
+    keep[deleted[deleted < table.num_rows]] = False
+    return table.filter(pa.array(keep))
 
 
 def apply_deletions(table: pa.Table, positions: np.ndarray) -> pa.Table:
@@ -156,13 +196,22 @@ def read_file_records(
     schema: TableSchema,
     file_schema: TableSchema,
     dv_cache: dict[str, bytes],
+    *,
+    predicate: Predicate | None = None,
 ) -> pa.Table:
     """One file's rows in the read schema; for primary-key tables with the sequence number and
-    value kind columns after the fields."""
+    value kind columns after the fields. ``predicate`` lets the file's index narrow the rows."""
     system = [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD] if schema.primary_keys else []
-    table = read_data_file(file_io, ref.path, [*system, *file_schema.fields])
-    if ref.deletion is not None:
-        table = apply_deletions(table, read_deleted_positions(file_io, ref.deletion, dv_cache))
+    fields = [*system, *file_schema.fields]
+    kept = compute_index_rows(file_io, ref, predicate, schema, file_schema)
+    if kept is not None and not len(kept):
+        table = compute_arrow_schema(fields).empty_table()
+    else:
+        table = read_data_file(file_io, ref.path, fields)
+        deleted = NO_POSITIONS
+        if ref.deletion is not None:
+            deleted = read_deleted_positions(file_io, ref.deletion, dv_cache)
+        table = apply_row_masks(table, kept, deleted)
     columns = evolve_columns(table, file_schema.fields, schema.fields)
     names = [f.name for f in schema.fields]
     for system_field in system:
@@ -176,12 +225,17 @@ def read_split(
     split: Split,
     schema: TableSchema,
     file_schemas: Mapping[int, TableSchema],
+    *,
+    predicate: Predicate | None = None,
 ) -> pa.Table:
-    """The rows of one split in the read schema (canonical Paimon Arrow types)."""
+    """The rows of one split in the read schema (canonical Paimon Arrow types); with
+    ``predicate``, files (and rows) of append tables their index rules out are left out."""
     dv_cache: dict[str, bytes] = {}
     files = sorted(split.files, key=lambda f: f.min_sequence_number)
     tables = [
-        read_file_records(file_io, ref, schema, file_schemas[ref.schema_id], dv_cache)
+        read_file_records(
+            file_io, ref, schema, file_schemas[ref.schema_id], dv_cache, predicate=predicate
+        )
         for ref in files
     ]
     if not tables:

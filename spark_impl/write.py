@@ -22,7 +22,9 @@ here they run vectorized over Arrow inside Spark tasks:
    tasks per bucket: each task then numbers from ``base + 1 + task * SEQUENCE_STRIDE``.
 4. *Primary-key files*: the write buffer's records sorted and reduced per key
    (:mod:`spark_impl.reduce`), level 0, file source APPEND; ``changelog-producer = input``
-   also writes every sorted record to changelog files. Append files: rows in order. Files roll at
+   also writes every sorted record to changelog files. Append files: rows in order, each with
+   the file index the table's ``file-index.*`` options ask for (:mod:`spark_impl.file_index`,
+   options checked when the write is planned). Files roll at
    ``target-file-size``; names are ``<prefix><uuid>-<n><ext>``, one uuid per task, numbered in
    the order Java opens them.
 5. *Messages.* One :class:`CommitMessage` per (partition, bucket).
@@ -34,8 +36,7 @@ here they run vectorized over Arrow inside Spark tasks:
    tasks may have written one bucket) the driver compacts the written buckets before it
    commits.
 
-Not written here: file indexes of append tables (``file-index.*``; the files are valid without
-them), the lookup / full-compaction changelog producers.
+Not written here: the lookup / full-compaction changelog producers.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ from reference.spec.options import ChangelogProducer, option_value, validate_eng
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl import commit
 from spark_impl.bucketing import compute_buckets, compute_key_hashes, compute_row_hash
+from spark_impl.file_index import compute_file_index_plan
 from spark_impl.file_writer import (
     FileSettings,
     KeyValueLayout,
@@ -210,7 +212,10 @@ def resolve_kind(
     modes = compute_stats_modes_with_default(options, [f.name for f in fields], choice.stats_mode)
     fmt = parse_file_format(choice.format_name)
     target = schema.core_options.target_file_size(schema.is_primary_key_table)
-    settings = FileSettings(fmt, replace(base, compression=codec), tuple(fields), modes, target)
+    index = compute_file_index_plan(schema)
+    settings = FileSettings(
+        fmt, replace(base, compression=codec), tuple(fields), modes, target, index
+    )
     with_codec = bool(option_value(options, "file.suffix.include.compression"))
     return FileKindPlan(
         settings,
