@@ -1,0 +1,47 @@
+"""bench.report: runs at another bucket count stay out of the time tables and decide the
+split-size memory target."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench import report
+
+
+def run(rows: int, buckets: int, peaks: dict[str, float]) -> report.Run:
+    results = tuple(
+        report.Result(
+            "W1",
+            operation,
+            "spark-local2",
+            rows,
+            1.0,
+            1,
+            {"buckets": buckets, "peak_worker_mib": peak},
+        )
+        for operation, peak in peaks.items()
+    )
+    machine: dict[str, Any] = {}
+    return report.Run(f"{rows}-{buckets}.json", rows, machine, {}, "", results, (), ())
+
+
+def test_other_bucket_counts_are_not_timed() -> None:
+    found = report.index([run(10_000_000, 4, {"write": 900}), run(10_000_000, 40, {"write": 300})])
+    assert found[(10_000_000, "W1", "write", "spark-local2")].info["buckets"] == 4
+
+
+def test_split_memory_target_met_and_missed() -> None:
+    bounded = [
+        run(1_000_000, 4, {"write": 300, "merge-read": 250}),
+        run(10_000_000, 40, {"write": 340, "merge-read": 260}),
+    ]
+    target = report.split_memory_target(bounded)
+    assert target is not None and target.status == "met"
+    assert "250k-row splits" in target.detail
+    growing = [run(1_000_000, 4, {"write": 300}), run(10_000_000, 40, {"write": 1000})]
+    missed = report.split_memory_target(growing)
+    assert missed is not None and missed.status == "missed"
+
+
+def test_split_memory_target_needs_two_sizes() -> None:
+    assert report.split_memory_target([run(10_000_000, 4, {"write": 900})]) is None
