@@ -389,6 +389,15 @@ def reference_planned_files(root: str, column: str, value: str) -> int:
     return len(live_data_files(root, equal(column, value)))
 
 
+def spark_scan_files(root: str, column: str, value: str) -> dict[str, int]:
+    """Files spark_impl plans and reads for ``column = value`` (its own planner and index
+    evaluation, run on the driver)."""
+    from spark_impl.plan import count_scan_files  # noqa: PLC0415
+
+    counts = count_scan_files(LocalFileIO(), root, equal(column, value))
+    return {"files_planned_by_spark": counts.planned, "files_read_by_spark": counts.read}
+
+
 def rust_point_query(root: str, value: str) -> w.Checksum:
     leaf = {"method": "equal", "field": f.INDEX_COLUMN, "literals": [value]}
     builder = rust_table(root).new_read_builder().with_filter(leaf)

@@ -121,6 +121,7 @@ def measure(benchmark: Any, suite: Suite, label: tuple[str, str], engine: str, p
             "engine": engine,
             "rows": suite.rows,
             "buckets": w.BUCKETS,
+            "cpu_affinity": len(os.sched_getaffinity(0)),
         }
     )
     benchmark.pedantic(

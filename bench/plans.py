@@ -283,8 +283,8 @@ def point_query_plan(suite: Suite, engine: str, root: str) -> Plan:
     """Run :func:`bench.features.point_query_values` as one query each (``v = value``) and
     sum the checksums of their rows; the facts record the table's live files and how many
     of them the reference plans for one query (the index's pruning, independently of the
-    engine under test). The floor scans the live files with pyarrow's filter (Parquet
-    statistics only: no Paimon index)."""
+    engine under test), and for spark_impl the files it plans and reads. The floor scans the
+    live files with pyarrow's filter (Parquet statistics only: no Paimon index)."""
     values = f.point_query_values(suite.rows)
     expected = f.expected_point_checksum(suite.rows)
     same_table = lambda: (root,)  # noqa: E731
@@ -292,6 +292,8 @@ def point_query_plan(suite: Suite, engine: str, root: str) -> Plan:
         "files": len(e.live_data_files(root)),
         "files_planned_by_reference": e.reference_planned_files(root, f.INDEX_COLUMN, values[0]),
     }
+    if engine in SPARK_ENGINES:
+        facts.update(e.spark_scan_files(root, f.INDEX_COLUMN, values[0]))
 
     def each(query: Callable[[str, str], w.Checksum]) -> Callable[[str], w.Checksum]:
         return lambda table: sum_checksums([query(table, value) for value in values])
