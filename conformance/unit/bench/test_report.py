@@ -45,3 +45,18 @@ def test_split_memory_target_met_and_missed() -> None:
 
 def test_split_memory_target_needs_two_sizes() -> None:
     assert report.split_memory_target([run(10_000_000, 4, {"write": 900})]) is None
+
+
+def test_local1_pinned_to_one_core_is_its_own_engine() -> None:
+    assert report.engine_of({"engine": "spark-local1", "cpu_affinity": 1}) == "spark-1core"
+    assert report.engine_of({"engine": "spark-local1", "cpu_affinity": 2}) == "spark-local1"
+    assert report.engine_of({"engine": "spark-local2", "cpu_affinity": 1}) == "spark-local2"
+
+
+def test_loaded_results_are_marked() -> None:
+    info = {"cpu_count": 2, "load_before": [12.0, 9.0, 8.0], "load_after": [2.0, 2.0, 2.0]}
+    loaded = report.Result("W1", "write", "pypaimon", 10, 1.0, 1, info)
+    idle = report.Result("W1", "write", "floor", 10, 1.0, 1, {**info, "load_before": [2.5, 2, 2]})
+    found = {(10, "W1", "write", "pypaimon"): loaded, (10, "W1", "write", "floor"): idle}
+    assert report.time_cell(found, 10, ("W1", "write"), "pypaimon").endswith(report.LOADED_MARK)
+    assert report.time_cell(found, 10, ("W1", "write"), "floor") == "1.00"
