@@ -50,7 +50,7 @@ with the reference:
 from __future__ import annotations
 
 import array
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -319,8 +319,6 @@ def is_read_enabled(options: Mapping[str, str]) -> bool:
 
 _U64 = np.uint64
 BITS_PER_BYTE = bf.BITS_PER_BYTE
-_INT32_MIN = -(2**31)
-_INT32_SPAN = 2**32
 _INTEGER_LIKE_ROOTS = frozenset(
     {
         t.TypeRoot.TINYINT,
@@ -381,23 +379,30 @@ def compute_float_bit_keys(column: pa.Array, data_type: t.DataType) -> np.ndarra
     return bits64
 
 
-def compute_xxhashes(values: Iterable[bytes]) -> np.ndarray:
-    """XXH64 (seed 0) of each byte string, as signed longs."""
-    digests = [xxhash.xxh64_intdigest(value) for value in values]
+def compute_xxhashes(values: pa.Array) -> np.ndarray:
+    """XXH64 (seed 0) of each value of a null-free binary array, as signed longs; the values
+    are hashed as views into the Arrow data buffer (no Python bytes per value)."""
+    large = values.cast(pa.large_binary())
+    _, offsets_buffer, data_buffer = large.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
+        large.offset : large.offset + len(large) + 1
+    ]
+    data = memoryview(data_buffer if data_buffer is not None else b"")
+    digest = xxhash.xxh64_intdigest
+    starts, ends = offsets[:-1].tolist(), offsets[1:].tolist()
+    digests = [digest(data[start:end]) for start, end in zip(starts, ends, strict=True)]
     return np.array(digests, dtype=np.uint64).view(np.int64)
 
 
 def compute_value_hashes(column: pa.Array, data_type: t.DataType) -> np.ndarray:
-    """``FastHash`` of the distinct non-null values of ``column`` (each value hashed once)."""
+    """``FastHash`` of the non-null values of ``column``: strings and binaries once per
+    distinct value (XXH64 is a Python call each), other values all at once with numpy."""
     root = data_type.root
     if root in t.CHARACTER_ROOTS or root in t.BINARY_ROOTS:
-        distinct = pc.unique(column.drop_null().cast(pa.binary()))
-        return compute_xxhashes(distinct.to_pylist())
+        return compute_xxhashes(pc.unique(column.drop_null().cast(pa.binary())))
     if root in t.FLOATING_ROOTS:
-        keys = compute_float_bit_keys(column, data_type)
-    else:
-        keys = compute_long_keys(column, data_type)
-    return compute_thomas_wang_hashes(np.unique(keys))
+        return compute_thomas_wang_hashes(compute_float_bit_keys(column, data_type))
+    return compute_thomas_wang_hashes(compute_long_keys(column, data_type))
 
 
 # --------------------------------------------------------------------------------------------
@@ -410,13 +415,12 @@ def compute_bloom_positions(
 ) -> np.ndarray:
     """Every bit the hashes probe (``BloomFilter64.addHash``): ``low + i * high`` in 32-bit
     arithmetic for ``i`` in 1..k, bit-inverted when negative, modulo the bit count."""
-    low = hashes.astype(np.int32).astype(np.int64)
-    high = (hashes >> np.int64(32)).astype(np.int32).astype(np.int64)
-    probes = np.arange(1, num_hash_functions + 1, dtype=np.int64)
-    combined = low[:, None] + probes[None, :] * high[:, None]
-    combined = (combined - _INT32_MIN) % _INT32_SPAN + _INT32_MIN
+    low = hashes.astype(np.int32)
+    high = (hashes >> np.int64(32)).astype(np.int32)
+    probes = np.arange(1, num_hash_functions + 1, dtype=np.int32)
+    combined = low[:, None] + probes[None, :] * high[:, None]  # wraps like Java's int
     combined = np.where(combined < 0, ~combined, combined)
-    positions: np.ndarray = (combined % num_bits).ravel()
+    positions: np.ndarray = (combined % np.int32(num_bits)).ravel()
     return positions
 
 
@@ -427,7 +431,7 @@ def encode_bloom_filter(spec: IndexSpec, column: pa.Array, data_type: t.DataType
     bits = np.zeros(num_bits // BITS_PER_BYTE, dtype=np.uint8)
     hashes = compute_value_hashes(column, data_type)
     if len(hashes):
-        positions = np.unique(compute_bloom_positions(hashes, num_hash_functions, num_bits))
+        positions = compute_bloom_positions(hashes, num_hash_functions, num_bits)
         np.bitwise_or.at(bits, positions >> 3, np.left_shift(1, positions & 7).astype(np.uint8))
     return pack_int32(num_hash_functions) + bits.tobytes()
 
@@ -440,29 +444,25 @@ def to_row_ids(positions: np.ndarray) -> RowIds:
 
 
 def compute_bitmap_codes(column: pa.Array, data_type: t.DataType) -> tuple[np.ndarray, list[Any]]:
-    """Per non-null row the code of its key, and the keys by code; codes number the keys in
-    order of first occurrence. Floats are keyed by their Java bits (all NaNs one key, -0.0 and
-    0.0 two), timestamps by their long (:func:`compute_long_keys`)."""
+    """Per non-null row the code of its key, and the keys by code; Arrow's dictionary encoding
+    numbers the keys in order of first occurrence. Floats are keyed by their Java bits (all
+    NaNs one key, -0.0 and 0.0 two), timestamps by their long (:func:`compute_long_keys`)."""
     present = column.drop_null()
     root = data_type.root
     if root in t.CHARACTER_ROOTS or root is t.TypeRoot.BOOLEAN:
-        encoded = pc.dictionary_encode(present)
-        codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+        identities = present
+    elif root in t.FLOATING_ROOTS:
+        identities = pa.array(compute_float_bit_keys(column, data_type))
+    else:
+        identities = pa.array(compute_long_keys(column, data_type))
+    encoded = pc.dictionary_encode(identities)
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    if root not in t.FLOATING_ROOTS:
         return codes, encoded.dictionary.to_pylist()
-    if root in t.FLOATING_ROOTS:
-        identities = compute_float_bit_keys(column, data_type)
-    else:
-        identities = compute_long_keys(column, data_type)
-    _, firsts, inverse = np.unique(identities, return_index=True, return_inverse=True)
-    order = np.argsort(firsts, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    chosen = firsts[order]
-    if root in t.FLOATING_ROOTS:
-        keys = [float(v) for v in np.asarray(present.to_numpy(zero_copy_only=False))[chosen]]
-    else:
-        keys = [int(v) for v in identities[chosen]]
-    return rank[inverse.ravel()], keys
+    seen = np.maximum.accumulate(codes) if len(codes) else codes
+    firsts = np.flatnonzero(codes > np.concatenate(([-1], seen[:-1])))
+    values = np.asarray(present.to_numpy(zero_copy_only=False))
+    return codes, [float(value) for value in values[firsts]]
 
 
 def compute_first_occurrence_calls(
