@@ -859,5 +859,5 @@ def compute_kept_rows(result: IndexResult, row_count: int) -> np.ndarray | None:
         return np.zeros(0, dtype=np.int64)
     if result.kind is ResultKind.REMAIN:
         return None
-    rows = np.fromiter(iter(result.rows), dtype=np.int64, count=len(result.rows))
+    rows = np.frombuffer(result.rows.to_array(), dtype=np.uint32).astype(np.int64)
     return rows[rows < row_count]
