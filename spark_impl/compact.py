@@ -9,8 +9,9 @@ tables:
   then file name); every level above is one run ordered by min key.
 * *Picking* (``num-sorted-run.compaction-trigger`` T, ``compaction.max-size-amplification-
   percent``, ``compaction.size-ratio``): size amplification, then size ratio, then file number;
-  tables that look up (deletion vectors, first-row, ``force-lookup``) force level-0 files up when
-  nothing else is picked; a full compaction takes every run to the top level.
+  tables that look up (deletion vectors, first-row, ``force-lookup``, the ``lookup`` changelog
+  producer) force level-0 files up when nothing else is picked; a full compaction takes every
+  run to the top level.
 * *Steps.* Picked files are cut into key-disjoint sections; sections of several runs are
   rewritten, single-run files below ``0.7 * target-file-size`` are rewritten with their small
   neighbours, larger ones move up (a file with retractions going to the top level is rewritten).
@@ -20,8 +21,15 @@ tables:
   newest upper-level version: from the step, else found in the levels above the output level
   (whose row is then marked in the deletion vectors); first-row drops a level-0 key that exists
   above; partial-update and aggregation merge a key's single record too (an INSERT, as Java's
-  lookup rewriter always calls the merge function). Changelog producers ``lookup`` /
-  ``full-compaction`` are not supported here.
+  lookup rewriter always calls the merge function).
+* *Changelog* (:mod:`spark_impl.changelog`). ``changelog-producer = lookup``: the lookup
+  rewrite (and a level-0 file's upgrade) writes the changes of its keys that have level-0
+  records (Java ``LookupChangelogMergeFunctionWrapper``; first-row: a new key's first record).
+  ``full-compaction``: every step into the top level (``num-levels - 1``) writes the changes
+  against the key's top-level record, an upgrade into it moves the file after its changes
+  (Java ``FullChangelogMergeTreeCompactRewriter``); such a rewrite drops retractions. Changelog
+  files are ``changelog-<uuid>-<n>`` on the output level with file source APPEND, listed as
+  the compaction's changelog files.
 * *Deletion vectors.* Marks are added, rewritten files lose theirs; a bucket whose vectors
   changed gets one new index file replacing its old ones.
 """
@@ -66,6 +74,7 @@ from reference.spec.manifest import (
 )
 from reference.spec.options import ChangelogProducer, MergeEngine, option_value
 from reference.spec.schema import TableSchema, decode_schema
+from spark_impl import changelog as cl
 from spark_impl import commit
 from spark_impl.file_writer import (
     MetaContext,
@@ -78,12 +87,13 @@ from spark_impl.merge import (
     KIND_COLUMN,
     ORDER_COLUMN,
     SEQUENCE_COLUMN,
+    MergeConfig,
+    any_where,
     compute_merge_config,
     compute_segment_starts,
     compute_segments,
     is_add_kind,
     kinds_of,
-    last_where,
     sort_records,
 )
 from spark_impl.plan import DeletionFileRef, compute_bucket_dir, read_schema_json
@@ -102,6 +112,7 @@ from spark_impl.write import (
 )
 
 PERCENT = 100
+ROW_DEDUPLICATE_OPTION = "changelog-producer.row-deduplicate"
 LEVEL_COLUMN = "_LEVEL"
 FILE_COLUMN = "_FILE"
 POSITION_COLUMN = "_POSITION"
@@ -124,13 +135,30 @@ class CompactionOptions:
     """Set: every pick takes all runs (the interval's clock is not modelled)."""
     min_file_size: int
     need_lookup: bool
-    """Deletion vectors, first-row or ``force-lookup``: level-0 files are forced up."""
+    """Deletion vectors, first-row, ``force-lookup`` or the ``lookup`` producer: level-0 files
+    are forced up."""
     deletion_vectors: bool
     first_row: bool
     deduplicate_without_sequence: bool
     """Deduplicate without ``sequence.field``: the newest record wins outright."""
     bitmap64: bool
     full_rounds: bool
+    lookup_changelog: bool = False
+    """``changelog-producer = lookup``: lookup rewrites write changelog."""
+    full_changelog: bool = False
+    """``changelog-producer = full-compaction``: steps into the top level write changelog."""
+    row_deduplicate: bool = False
+    """``changelog-producer.row-deduplicate``: equal -U / +U pairs are left out."""
+
+    @property
+    def lookup_merge(self) -> bool:
+        """Merges follow ``reference.store.changelog`` rule 2 (every engine but first-row)."""
+        return self.need_lookup and not self.first_row
+
+    @property
+    def top_level(self) -> int:
+        """The top level the rewriters know (from the option, not from the files)."""
+        return self.num_levels - 1
 
 
 def compaction_options(schema: TableSchema) -> CompactionOptions:
@@ -138,14 +166,16 @@ def compaction_options(schema: TableSchema) -> CompactionOptions:
         raise UnsupportedFeature("append tables are compacted by spark_impl.append_compact")
     core = schema.core_options
     producer = core.changelog_producer
-    if producer in (ChangelogProducer.LOOKUP, ChangelogProducer.FULL_COMPACTION):
-        raise UnsupportedFeature(f"spark_impl does not produce '{producer.value}' changelog")
     if schema.options.get("record-level.expire-time"):
         raise UnsupportedFeature("compaction with 'record-level.expire-time'")
     engine = core.merge_engine
     first_row = engine is MergeEngine.FIRST_ROW
     dv = core.deletion_vectors_enabled
     force = bool(option_value(schema.options, "force-lookup"))
+    lookup_changelog = producer is ChangelogProducer.LOOKUP
+    full_changelog = producer is ChangelogProducer.FULL_COMPACTION
+    if full_changelog and force:
+        raise UnsupportedFeature("'force-lookup' with changelog-producer 'full-compaction'")
     return CompactionOptions(
         num_levels=core.num_levels,
         trigger=core.num_sorted_run_compaction_trigger,
@@ -153,12 +183,15 @@ def compaction_options(schema: TableSchema) -> CompactionOptions:
         size_ratio=int(core.get("compaction.size-ratio")),
         optimization_interval=core.get("compaction.optimization-interval") is not None,
         min_file_size=core.target_file_size(True) // 10 * 7,
-        need_lookup=first_row or dv or force,
+        need_lookup=first_row or dv or force or lookup_changelog,
         deletion_vectors=dv,
         first_row=first_row,
         deduplicate_without_sequence=engine is MergeEngine.DEDUPLICATE and not core.sequence_fields,
         bitmap64=bool(option_value(schema.options, "deletion-vectors.bitmap64")),
         full_rounds=core.full_compaction_delta_commits is not None,
+        lookup_changelog=lookup_changelog,
+        full_changelog=full_changelog,
+        row_deduplicate=bool(option_value(schema.options, ROW_DEDUPLICATE_OPTION)),
     )
 
 
@@ -510,25 +543,41 @@ def read_records(
     return table.append_column(ORDER_COLUMN, pa.array(np.arange(table.num_rows)))
 
 
-def write_records(ctx: Context, records: pa.Table, level: int) -> list[DataFileMeta]:
-    """Reduced records into rolled files of ``level`` (file source COMPACT)."""
+def write_key_value_records(
+    ctx: Context, records: pa.Table, level: int, *, changelog: bool
+) -> list[DataFileMeta]:
+    """Records (key order) into rolled files of ``level``: data files (file source COMPACT) or
+    changelog files (the changelog plan, file source APPEND, as Java's compact rewriters)."""
     if records.num_rows == 0:
         return []
-    data_plan, _ = compute_level_plans(ctx.schema, level)
+    data_plan, changelog_plan = compute_level_plans(ctx.schema, level)
+    plan = changelog_plan if changelog else data_plan
+    assert plan is not None
     kv = compute_kv_layout(ctx.schema)
     table = compute_key_value_table(records, ctx.schema, kv)
-    context = MetaContext(ctx.schema.id, level, FileSource.COMPACT, ctx.creation_time)
+    source = FileSource.APPEND if changelog else FileSource.COMPACT
+    context = MetaContext(ctx.schema.id, level, source, ctx.creation_time)
     metas = []
-    for start, end, data in compute_rolled_files(table, data_plan.settings):
-        name = f"{data_plan.prefix}{ctx.writer_uuid}-{next(ctx.counter)}{data_plan.extension}"
+    for start, end, data in compute_rolled_files(table, plan.settings):
+        name = f"{plan.prefix}{ctx.writer_uuid}-{next(ctx.counter)}{plan.extension}"
         write_file(ctx.file_io, ctx.directory, name, data)
         part = table.slice(start, end - start)
         metas.append(
             compute_key_value_meta(
-                part, name, len(data), settings=data_plan.settings, kv_layout=kv, context=context
+                part, name, len(data), settings=plan.settings, kv_layout=kv, context=context
             )
         )
     return metas
+
+
+def write_records(ctx: Context, records: pa.Table, level: int) -> list[DataFileMeta]:
+    """Reduced records into rolled data files of ``level`` (file source COMPACT)."""
+    return write_key_value_records(ctx, records, level, changelog=False)
+
+
+def write_changelog(ctx: Context, changes: pa.Table, level: int) -> tuple[DataFileMeta, ...]:
+    """Changes (key order) into changelog files of the step's output ``level``."""
+    return tuple(write_key_value_records(ctx, changes, level, changelog=True))
 
 
 @dataclass(frozen=True)
@@ -537,6 +586,7 @@ class StepResult:
     after: tuple[DataFileMeta, ...]
     marks: Mapping[str, np.ndarray]
     rewritten: tuple[str, ...]
+    changelog: tuple[DataFileMeta, ...] = ()
 
 
 def lookup_records(
@@ -583,50 +633,124 @@ class StepTarget:
     drop_delete: bool
 
 
-def run_lookup_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
-    """A rewrite (or a level-0 upgrade) of a table that looks up."""
-    output_level, vectors = target.output_level, target.vectors
-    config = compute_merge_config(ctx.schema)
-    records = read_records(ctx, step.files, vectors)
-    ordered = sort_records(records, config)
+def keep_newest_upper(ordered: pa.Table, config: MergeConfig) -> tuple[pa.Table, np.ndarray]:
+    """Rule 2 of ``reference.store.changelog`` (Java ``LookupMergeFunction``): the level-0
+    records and each key's newest upper-level record; and, per kept record, whether its key
+    has an upper-level record in the step."""
     n = ordered.num_rows
     segments = compute_segments(compute_segment_starts(ordered, config.key_names), n)
     levels = ordered.column(LEVEL_COLUMN).to_numpy()
-    newest_upper = last_where(levels > 0, segments)
-    has_upper = newest_upper >= 0
-    keep = (levels == 0) | (np.arange(n) == newest_upper[segments.group_of])
-    ordered = ordered.filter(pa.array(keep))
-    key_names = list(config.key_names)
-    group_has_upper = has_upper[segments.group_of][keep]
-    without_upper = ordered.filter(pa.array(~group_has_upper))
-    upper_files = [f for f in target.all_files if f.level > output_level]
-    found, marks, _ = lookup_records(ctx, without_upper, upper_files, vectors)
+    keep = cl.compute_lookup_candidates(levels, segments)
+    has_upper = any_where(levels > 0, segments)[segments.group_of][keep]
+    return ordered.filter(pa.array(keep)), has_upper
+
+
+def drop_found_keys(ordered: pa.Table, found: pa.Table, key_names: list[str]) -> pa.Table:
+    """First row (rule 5): the records of keys that exist above the output level go."""
+    exists = found.select(key_names).append_column(
+        "__found", pa.array(np.ones(found.num_rows, dtype=bool))
+    )
+    joined = ordered.join(exists, key_names, join_type="left outer", use_threads=False)
+    drop = joined.column("__found").fill_null(False).to_numpy(zero_copy_only=False)
+    return joined.filter(pa.array(~drop)).drop_columns(["__found"])
+
+
+def renumber(table: pa.Table) -> pa.Table:
+    """A fresh input-order column (the records' order so far)."""
+    return table.drop_columns([ORDER_COLUMN]).append_column(
+        ORDER_COLUMN, pa.array(np.arange(table.num_rows))
+    )
+
+
+def compute_step_records(records: pa.Table, config: MergeConfig) -> cl.StepRecords:
+    """Records sorted into merge order, with their key segments and levels."""
+    ordered = sort_records(records, config)
+    starts = compute_segment_starts(ordered, config.key_names)
+    segments = compute_segments(starts, ordered.num_rows)
+    levels = np.asarray(ordered.column(LEVEL_COLUMN).to_numpy(), dtype=np.int64)
+    return cl.StepRecords(ordered, segments, levels)
+
+
+def merge_step(
+    step_records: cl.StepRecords, config: MergeConfig, *, keep_lone: bool
+) -> cl.MergedRecords:
+    merged, ends = reduce_sorted(step_records.records, config, keep_lone=keep_lone)
+    return cl.MergedRecords(merged, cl.compute_merged_segments(step_records.segments, ends))
+
+
+@dataclass(frozen=True)
+class LookupMerge:
+    """A lookup step's keys merged: its records (with what was looked up), their merge and
+    the rows the lookups mark deleted."""
+
+    records: cl.StepRecords
+    merged: cl.MergedRecords
+    marks: Mapping[str, np.ndarray]
+
+
+def merge_lookup_step(ctx: Context, step: Step, target: StepTarget) -> LookupMerge:
+    """Rules 2-5 of ``reference.store.changelog``: each key's level-0 records merged with its
+    newest upper-level record, from the step or looked up above the output level."""
+    config = compute_merge_config(ctx.schema)
+    records = read_records(ctx, step.files, target.vectors)
+    ordered, has_upper = keep_newest_upper(sort_records(records, config), config)
+    upper_files = [f for f in target.all_files if f.level > target.output_level]
+    without_upper = ordered.filter(pa.array(~has_upper))
+    found, marks, _ = lookup_records(ctx, without_upper, upper_files, target.vectors)
     if ctx.options.first_row:
-        exists = found.select(key_names).append_column(
-            "__found", pa.array(np.ones(found.num_rows, dtype=bool))
-        )
-        joined = ordered.join(exists, key_names, join_type="left outer", use_threads=False)
-        drop = joined.column("__found").fill_null(False).to_numpy(zero_copy_only=False)
-        ordered = joined.filter(pa.array(~drop)).drop_columns(["__found"])
+        combined = drop_found_keys(ordered, found, list(config.key_names))
         marks = {}
-        combined = ordered
     else:
         found = found.select(ordered.column_names)
         combined = pa.concat_tables([ordered, found.cast(ordered.schema)])
-    combined = combined.drop_columns([ORDER_COLUMN]).append_column(
-        ORDER_COLUMN, pa.array(np.arange(combined.num_rows))
+    step_records = compute_step_records(renumber(combined), config)
+    return LookupMerge(step_records, merge_step(step_records, config, keep_lone=False), marks)
+
+
+def compute_lookup_changes(ctx: Context, lookup: LookupMerge) -> pa.Table:
+    """The changelog of a lookup step (rules 3 and 5; Java
+    ``LookupChangelogMergeFunctionWrapper``, ``FirstRowMergeFunctionWrapper``)."""
+    config = compute_merge_config(ctx.schema)
+    if ctx.options.first_row:
+        return cl.compute_first_row_changes(lookup.records, lookup.merged, config)
+    spec = cl.compute_lookup_spec(lookup.records)
+    return cl.compute_change_rows(
+        lookup.records, lookup.merged, spec, config, ctx.options.row_deduplicate
     )
-    merged, _ = reduce_sorted(sort_records(combined, config), config, keep_lone=False)
-    moved = not step.rewrite and _is_lookup_move(step.files[0], output_level, ctx.options)
+
+
+def finish_step(
+    ctx: Context,
+    step: Step,
+    target: StepTarget,
+    outcome: tuple[pa.Table, Mapping[str, np.ndarray], tuple[DataFileMeta, ...]],
+    *,
+    moved: bool,
+) -> StepResult:
+    """The step's files moved, or its merged records (``outcome``: records, marks, changelog
+    files) written, retractions dropped as the target says."""
+    merged, marks, changelog = outcome
     if moved:
-        after = tuple(data_file.compute_upgraded_file(f, output_level) for f in step.files)
-        return StepResult(tuple(step.files), after, marks, ())
+        after = tuple(data_file.compute_upgraded_file(f, target.output_level) for f in step.files)
+        return StepResult(tuple(step.files), after, marks, (), changelog)
     if target.drop_delete:
         merged = merged.filter(pa.array(is_add_kind(kinds_of(merged))))
-    written = write_records(ctx, merged, output_level)
-    return StepResult(
-        tuple(step.files), tuple(written), marks, tuple(f.file_name for f in step.files)
-    )
+    written = write_records(ctx, merged, target.output_level)
+    rewritten = tuple(f.file_name for f in step.files)
+    return StepResult(tuple(step.files), tuple(written), marks, rewritten, changelog)
+
+
+def run_lookup_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
+    """A rewrite (or a level-0 upgrade) of a table that looks up; with the ``lookup`` producer
+    its changes go to changelog files."""
+    lookup = merge_lookup_step(ctx, step, target)
+    changelog: tuple[DataFileMeta, ...] = ()
+    if ctx.options.lookup_changelog:
+        changes = compute_lookup_changes(ctx, lookup)
+        changelog = write_changelog(ctx, changes, target.output_level)
+    moved = not step.rewrite and _is_lookup_move(step.files[0], target.output_level, ctx.options)
+    outcome = (lookup.merged.table, lookup.marks, changelog)
+    return finish_step(ctx, step, target, outcome, moved=moved)
 
 
 def _is_lookup_move(meta: DataFileMeta, output_level: int, options: CompactionOptions) -> bool:
@@ -639,21 +763,52 @@ def _is_lookup_move(meta: DataFileMeta, output_level: int, options: CompactionOp
     return output_level == options.num_levels - 1 or options.deduplicate_without_sequence
 
 
+def run_full_changelog_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
+    """A step into the top level of a ``full-compaction`` producer table (rule 6 of
+    ``reference.store.changelog``, Java ``FullChangelogMergeTreeCompactRewriter`` and
+    ``FullChangelogMergeFunctionWrapper``): each key's changes against its top-level record;
+    an upgrade moves the file after its changes, a rewrite keeps adding results only."""
+    config = compute_merge_config(ctx.schema)
+    step_records = compute_step_records(read_records(ctx, step.files, target.vectors), config)
+    merged = merge_step(step_records, config, keep_lone=True)
+    spec = cl.compute_full_compaction_spec(step_records, ctx.options.top_level)
+    changes = cl.compute_change_rows(
+        step_records, merged, spec, config, ctx.options.row_deduplicate
+    )
+    changelog = write_changelog(ctx, changes, target.output_level)
+    adding = merged.table.filter(pa.array(is_add_kind(kinds_of(merged.table))))
+    return finish_step(ctx, step, target, (adding, {}, changelog), moved=not step.rewrite)
+
+
+def run_plain_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
+    """A move, or a rewrite through the merge function: a key's single record unchanged,
+    several merged (under rule 2 for tables that look up, Java ``LookupMergeFunction``)."""
+    if not step.rewrite:
+        return finish_step(ctx, step, target, (pa.table({}), {}, ()), moved=True)
+    config = compute_merge_config(ctx.schema)
+    step_records = compute_step_records(read_records(ctx, step.files, target.vectors), config)
+    if not ctx.options.lookup_merge:
+        merged, _ = reduce_sorted(step_records.records, config)
+        return finish_step(ctx, step, target, (merged, {}, ()), moved=False)
+    keep = cl.compute_lookup_candidates(step_records.levels, step_records.segments)
+    lone = step_records.segments.sizes == 1
+    candidates = step_records.records.filter(pa.array(keep))
+    merged, _ = reduce_sorted(candidates, config, keep_lone=lone)
+    return finish_step(ctx, step, target, (merged, {}, ()), moved=False)
+
+
 def run_step(ctx: Context, step: Step, target: StepTarget) -> StepResult:
+    """One step through the table's rewriter (Java ``KeyValueFileStoreWrite.createRewriter``:
+    the full-compaction producer's first, then lookup's)."""
     output_level = target.output_level
+    if ctx.options.full_changelog:
+        if output_level == ctx.options.top_level:
+            return run_full_changelog_step(ctx, step, target)
+        return run_plain_step(ctx, step, target)
     has_level_zero = any(f.level == 0 for f in step.files)
     if ctx.options.need_lookup and output_level > 0 and has_level_zero:
         return run_lookup_step(ctx, step, target)
-    if not step.rewrite:
-        after = tuple(data_file.compute_upgraded_file(f, output_level) for f in step.files)
-        return StepResult(tuple(step.files), after, {}, ())
-    config = compute_merge_config(ctx.schema)
-    records = read_records(ctx, step.files, target.vectors)
-    merged, _ = reduce_sorted(sort_records(records, config), config)
-    if target.drop_delete:
-        merged = merged.filter(pa.array(is_add_kind(kinds_of(merged))))
-    written = write_records(ctx, merged, output_level)
-    return StepResult(tuple(step.files), tuple(written), {}, tuple(f.file_name for f in step.files))
+    return run_plain_step(ctx, step, target)
 
 
 def write_vector_index(ctx: Context, vectors: Mapping[str, np.ndarray]) -> IndexFileMeta:
@@ -689,6 +844,7 @@ def compact_bucket(file_io: FileIO, job: BucketJob) -> CommitMessage | None:
     original_vectors = {k: v.copy() for k, v in vectors.items()}
     before: dict[str, DataFileMeta] = {}
     after: list[DataFileMeta] = []
+    changelog: list[DataFileMeta] = []
     for full in job.rounds:
         ranges = decode_ranges(files, ctx.key_types)
         unit = pick(files, ranges, ctx.options, full)
@@ -715,6 +871,7 @@ def compact_bucket(file_io: FileIO, job: BucketJob) -> CommitMessage | None:
                 else:
                     before[meta.file_name] = meta
             after += result.after
+            changelog += result.changelog
             gone = {(f.level, f.file_name) for f in result.before}
             files = [f for f in files if (f.level, f.file_name) not in gone] + list(result.after)
     changed = _vectors_changed(original_vectors, vectors)
@@ -728,7 +885,7 @@ def compact_bucket(file_io: FileIO, job: BucketJob) -> CommitMessage | None:
         job.partition_bytes,
         job.bucket,
         job.total_buckets,
-        compaction=CompactIncrement(tuple(before.values()), tuple(after)),
+        compaction=CompactIncrement(tuple(before.values()), tuple(after), tuple(changelog)),
         index=index,
     )
 

@@ -13,7 +13,9 @@ Steps of :func:`read_split`:
    whose type changed is cast (with Arrow where Arrow's cast is exactly Java's, else value by
    value through ``reference.spec.casts``).
 4. Append tables: the files' rows, concatenated. Primary-key tables: the records of all files
-   are merged per key by :mod:`spark_impl.merge` (vectorized).
+   are merged per key by :mod:`spark_impl.merge` (vectorized); tables that compact through
+   lookup merge only each key's newest record above level 0 with its level-0 records
+   (:func:`spark_impl.changelog.select_lookup_candidates`, Java ``LookupMergeFunction``).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from reference.spec.file_format import (
 )
 from reference.spec.predicate import Predicate
 from reference.spec.schema import TableSchema
+from spark_impl.changelog import is_lookup_merge, select_lookup_candidates
 from spark_impl.file_index import compute_kept_rows, evaluate_at_read
 from spark_impl.merge import ORDER_COLUMN, compute_merge_config, merge_records
 from spark_impl.plan import DataFileRef, DeletionFileRef, Split
@@ -243,7 +246,11 @@ def read_split(
     combined = pa.concat_tables(tables).combine_chunks()
     if schema.primary_keys:
         combined = combined.append_column(ORDER_COLUMN, pa.array(np.arange(combined.num_rows)))
-        combined = merge_records(combined, compute_merge_config(schema))
+        config = compute_merge_config(schema)
+        if is_lookup_merge(schema):
+            levels = np.repeat([f.level for f in files], [table.num_rows for table in tables])
+            combined = select_lookup_candidates(combined, levels, config)
+        combined = merge_records(combined, config)
     return fill_default_values(combined, schema)
 
 

@@ -141,12 +141,14 @@ def _slow_value_rows(
 
 
 def reduce_sorted(
-    ordered: pa.Table, config: MergeConfig, *, keep_lone: bool = True
+    ordered: pa.Table, config: MergeConfig, *, keep_lone: bool | np.ndarray = True
 ) -> tuple[pa.Table, np.ndarray]:
     """One record per key of a table in merge order; returns the records and, for each, the
     position of its key's last record. ``keep_lone=False``: partial-update and aggregation
     merge a key's single record too (Java's lookup compaction always calls the merge
-    function, which makes it an INSERT) instead of keeping it unchanged."""
+    function, which makes it an INSERT) instead of keeping it unchanged; a boolean array
+    (one per key): only the single records of the keys it marks stay unchanged (keys left
+    with one record by ``reference.store.changelog`` rule 2 are still merged)."""
     names = _columns(config)
     if ordered.num_rows == 0:
         return ordered.select(names), np.zeros(0, dtype=np.int64)
@@ -171,10 +173,11 @@ def reduce_sorted(
     sequence = ordered.column(SEQUENCE_COLUMN).combine_chunks().take(pa.array(segments.ends))
     merged_kinds = np.where(removed, DELETE, INSERT)
     merged = _with_kind(values, sequence, merged_kinds)
-    if not keep_lone:
+    if keep_lone is False:
         return merged.select(names), segments.ends
+    lone = single if keep_lone is True else single & np.asarray(keep_lone, dtype=bool)
     unchanged = _pick(ordered, segments.starts, config)
-    return _choose(single, unchanged, merged.select(names)), segments.ends
+    return _choose(lone, unchanged, merged.select(names)), segments.ends
 
 
 def reduce_records(table: pa.Table, config: MergeConfig) -> Reduced:

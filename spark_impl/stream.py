@@ -5,7 +5,9 @@ Offsets are snapshot ids: ``{"snapshot": n}`` means every snapshot up to ``n`` w
 ``reference/store/stream.py`` for the default start (``latest-full``):
 
 1. The first micro-batch reads the latest snapshot in full (a merged read, as
-   :mod:`spark_impl.plan`; tables that look up read only their levels above 0), each row with
+   :mod:`spark_impl.plan`; tables that look up (deletion vectors, first-row, ``force-lookup``,
+   the ``lookup`` producer) read only their levels above 0, the ``full-compaction`` producer
+   only its top level ``num-levels - 1``: the changelog of the rest comes later), each row with
    the kind of its merged record (``+I`` or ``+U``, as Java's reader).
 2. Each later micro-batch reads the changes of the snapshots after the previous offset, in id
    order, as the changelog producer says: ``none`` the data files APPEND snapshots add,
@@ -17,7 +19,8 @@ Offsets are snapshot ids: ``{"snapshot": n}`` means every snapshot up to ``n`` w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -29,9 +32,10 @@ from reference.io import FileIO
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data import RowKind
 from reference.spec.manifest import FileKind, ManifestEntry
-from reference.spec.options import ChangelogProducer
+from reference.spec.options import ChangelogProducer, MergeEngine, option_value
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import CommitKind, Snapshot
+from spark_impl.changelog import is_lookup_merge, select_lookup_candidates
 from spark_impl.merge import KIND_COLUMN, compute_merge_config, is_add_kind
 from spark_impl.plan import (
     DataFileRef,
@@ -71,16 +75,42 @@ def latest_offset(file_io: FileIO, table_root: str, start: int) -> int:
     return start if latest is None else max(latest, start)
 
 
+def compute_full_read_levels(schema: TableSchema) -> Callable[[int], bool]:
+    """Rule 1: the levels a stream's full read takes (Java ``DataTableStreamScan`` level
+    filters: lookup tables above level 0, ``full-compaction`` the top level)."""
+    core = schema.core_options
+    producer = core.changelog_producer
+    if producer is ChangelogProducer.FULL_COMPACTION:
+        top = core.num_levels - 1
+        return lambda level: level == top
+    looks_up = (
+        producer is ChangelogProducer.LOOKUP
+        or core.deletion_vectors_enabled
+        or core.merge_engine is MergeEngine.FIRST_ROW
+        or bool(option_value(schema.options, "force-lookup"))
+    )
+    if looks_up and schema.primary_keys:
+        return lambda level: level > 0
+    return lambda level: True
+
+
+def select_levels(split: Split, keep: Callable[[int], bool]) -> Split:
+    return replace(split, files=tuple(f for f in split.files if keep(f.level)))
+
+
 def full_splits(file_io: FileIO, table_root: str, snapshot_id: int) -> list[StreamSplit]:
     """Rule 1 (the read schema is the latest, as the stream's)."""
     plan = plan_read(file_io, table_root, TimeTravel(snapshot_id=snapshot_id))
     latest_json = read_schema_json(file_io, table_root, latest_schema_id(file_io, table_root))
+    keep = compute_full_read_levels(decode_schema(latest_json))
     jsons = dict(plan.file_schema_jsons)
+    splits = [select_levels(split, keep) for split in plan.splits]
     return [
         StreamSplit(
             split, True, latest_json, {f.schema_id: jsons[f.schema_id] for f in split.files}
         )
-        for split in plan.splits
+        for split in splits
+        if split.files
     ]
 
 
@@ -206,7 +236,12 @@ def read_merged_with_kinds(
     names = [f.name for f in schema.fields]
     if not tables:
         return with_row_kinds(empty_table(schema), np.zeros(0, dtype=np.int64))
-    merged = reduce_records(pa.concat_tables(tables), compute_merge_config(schema)).merged
+    records = pa.concat_tables(tables)
+    config = compute_merge_config(schema)
+    if is_lookup_merge(schema):
+        levels = np.repeat([f.level for f in files], [table.num_rows for table in tables])
+        records = select_lookup_candidates(records, levels, config)
+    merged = reduce_records(records, config).merged
     kinds = np.asarray(merged.column(KIND_COLUMN).to_numpy(), dtype=np.int64)
     adding = is_add_kind(kinds)
     merged = merged.filter(pa.array(adding))

@@ -34,9 +34,10 @@ here they run vectorized over Arrow inside Spark tasks:
    base snapshot's files the driver shipped (:mod:`spark_impl.compact`; fixed-bucket append
    tables: :mod:`spark_impl.append_compact`); otherwise (several
    tasks may have written one bucket) the driver compacts the written buckets before it
-   commits.
-
-Not written here: the lookup / full-compaction changelog producers.
+   commits. The ``lookup`` changelog producer makes that compaction force level-0 files up
+   and write their changelog (Java's ``lookup-wait``); the ``full-compaction`` producer writes
+   changelog only in compactions into the top level (``jobs.compact(full=True)``): Java 0.9's
+   batch writer ignores ``full-compaction.delta-commits``.
 """
 
 from __future__ import annotations
@@ -335,8 +336,10 @@ def validate_write_options(schema: TableSchema) -> None:
         raise InvalidOptionError(
             "changelog-producer", producer.value, "an append table writes no changelog"
         )
-    if producer in (ChangelogProducer.LOOKUP, ChangelogProducer.FULL_COMPACTION):
-        raise UnsupportedFeature(f"spark_impl does not produce '{producer.value}' changelog")
+    if producer is ChangelogProducer.FULL_COMPACTION and option_value(
+        schema.options, "force-lookup"
+    ):
+        raise UnsupportedFeature("'force-lookup' with changelog-producer 'full-compaction'")
     if "data-file.external-paths" in schema.options:
         raise UnsupportedFeature("writing to 'data-file.external-paths' (main only)")
     if schema.options.get("sequence.snapshot-ordering", "false").lower() == "true":

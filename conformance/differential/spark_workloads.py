@@ -152,9 +152,6 @@ def prepend_partition(
 # --------------------------------------------------------------------------------------------
 
 
-SPARK_GAP_PRODUCERS = ("lookup", "full-compaction")
-"""Changelog producers spark_impl refuses to write (``UnsupportedFeature``; regression cases
-``spark-gap-lookup-producer`` / ``spark-gap-full-compaction-producer``)."""
 SPARK_GAP_FUNCTIONS = (
     "merge_map_with_keytime",
     "rbm64",
@@ -164,12 +161,6 @@ SPARK_GAP_FUNCTIONS = (
     "hll_sketch",
 )
 """Aggregate functions spark_impl refuses to merge (``UnsupportedFeature``)."""
-
-
-def is_spark_gap(spec: TableSpec) -> bool:
-    """A layout spark_impl declares unsupported: its refusal is already a regression case, so
-    the generator leaves it out (``regressions/cases.py``)."""
-    return spec.option(PRODUCER_OPTION, "none") in SPARK_GAP_PRODUCERS
 
 
 def is_gap_column(spec: TableSpec, name: str) -> bool:
@@ -195,8 +186,18 @@ def without_gap_columns(spec: TableSpec) -> TableSpec:
     return without_columns(spec, {f.name for f in spec.fields if is_gap_column(spec, f.name)})
 
 
+def is_compacted_after_write(spec: TableSpec) -> bool:
+    """A ``full-compaction`` producer table: the reference full-compacts each write in its
+    commit, spark_impl's differential runner after it (``run_spark.SparkRunner``). No
+    overwrites are drawn for it: the reference's overwrite commit drops its compaction's
+    changelog (as Java's), a separate compaction after spark_impl's overwrite keeps it."""
+    return spec.option(PRODUCER_OPTION, "none") == "full-compaction"
+
+
 def supported_combinations() -> list[Combination]:
-    return [c for c in COMBINATIONS if not is_spark_gap(c.spec)]
+    """Every combination of ``workloads.COMBINATIONS`` (each changelog producer included);
+    gap columns are taken out per layout (:func:`without_gap_columns`)."""
+    return list(COMBINATIONS)
 
 
 def sequence_group_fields(spec: TableSpec) -> list[str]:
@@ -291,7 +292,7 @@ def pk_combinations(draw: st.DrawFn) -> tuple[str, Combination, bool]:
 
     table = TableSpec(fields, primary_keys, partition_keys, options)
     combination = replace(base, spec=table, domains=domains)
-    overwrites = base.deletes_last is False
+    overwrites = base.deletes_last is False and not is_compacted_after_write(spec)
     return " ".join(labels), combination, overwrites
 
 
