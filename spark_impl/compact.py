@@ -15,13 +15,15 @@ tables:
 * *Steps.* Picked files are cut into key-disjoint sections; sections of several runs are
   rewritten, single-run files below ``0.7 * target-file-size`` are rewritten with their small
   neighbours, larger ones move up (a file with retractions going to the top level is rewritten).
-* *Rewrite.* Records sorted and reduced per key (:mod:`spark_impl.reduce`); retracting results
-  are dropped when the output level is at or above the highest non-empty level, or with deletion
-  vectors. Tables that look up merge each key of a rewrite that contains level-0 files with its
-  newest upper-level version: from the step, else found in the levels above the output level
-  (whose row is then marked in the deletion vectors); first-row drops a level-0 key that exists
-  above; partial-update and aggregation merge a key's single record too (an INSERT, as Java's
-  lookup rewriter always calls the merge function).
+* *Rewrite.* Records sorted and reduced per key (:mod:`spark_impl.reduce`; tables that look up,
+  but first-row, merge only a key's newest upper-level record with its level-0 records, Java
+  ``LookupMergeFunction``); retracting results are dropped when the output level is at or above
+  the highest non-empty level, or with deletion vectors. Tables that look up merge each key
+  of a rewrite that contains level-0 files with its newest upper-level version: from the
+  step, else found in the levels above the output level (whose row is then marked in the
+  deletion vectors); first-row drops a level-0 key that exists above; partial-update and
+  aggregation merge a key's single record too (an INSERT, as Java's lookup rewriter always
+  calls the merge function).
 * *Changelog* (:mod:`spark_impl.changelog`). ``changelog-producer = lookup``: the lookup
   rewrite (and a level-0 file's upgrade) writes the changes of its keys that have level-0
   records (Java ``LookupChangelogMergeFunctionWrapper``; first-row: a new key's first record).
