@@ -6,8 +6,8 @@ Writes ``<out>/report.md`` (default ``bench/results/<machine>/``): the machine, 
 of every run; per size a side-by-side table (seconds per workload and engine), the ratio to
 the physical floor, local[1] -> local[2] scaling and peak memory; each target of issue 10 and
 where it stands; failures; and, verbatim, ``<out>/notes.md`` (profiles and analysis written
-by hand) when present. matplotlib is not installed here, so the plots are SVG drawn by
-:func:`render_bars` (horizontal bars, log scale).
+by hand) when present. Plots: PNG through matplotlib (the ``bench`` extra) and SVG drawn by
+:func:`render_bars` without any dependency (horizontal bars, log scale).
 """
 
 from __future__ import annotations
@@ -238,9 +238,15 @@ def format_rows(rows: int) -> str:
     return str(rows)
 
 
-def image(name: str, alt: str, out: Path | None = None) -> str:
-    """A Markdown image line (empty when ``out`` is given and holds no such plot)."""
-    return "" if out is not None and not (out / name).exists() else f"![{alt}]({name})\n"
+def image(stem: str, alt: str, out: Path | None = None) -> str:
+    """A Markdown image line for plot ``stem``: the PNG when ``out`` holds one (matplotlib
+    was available), else the SVG; empty when ``out`` holds neither."""
+    if out is None:
+        return f"![{alt}]({stem}.svg)\n"
+    for name in (f"{stem}.png", f"{stem}.svg"):
+        if (out / name).exists():
+            return f"![{alt}]({name})\n"
+    return ""
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -321,7 +327,7 @@ def engines_of(found: dict[Any, Result], rows: int) -> list[str]:
     return [e for e in ENGINE_ORDER if e in present]
 
 
-def section_times(found: dict[Any, Result], rows: int) -> list[str]:
+def section_times(found: dict[Any, Result], rows: int, out: Path | None = None) -> list[str]:
     engines = engines_of(found, rows)
     body = []
     for key in OPERATION_ORDER:
@@ -336,7 +342,7 @@ def section_times(found: dict[Any, Result], rows: int) -> list[str]:
             "count before or after the benchmark): inflated, not comparable with the unmarked "
             "figures.\n"
         )
-    return [*lines, image(f"times-{format_rows(rows)}.svg", f"times at {format_rows(rows)}")]
+    return [*lines, image(f"times-{format_rows(rows)}", f"times at {format_rows(rows)}", out)]
 
 
 def section_floor(found: dict[Any, Result], rows: int) -> list[str]:
@@ -752,6 +758,49 @@ def render_bars(title: str, bars: Sequence[tuple[str, str, float]], unit: str) -
     return "\n".join(out)
 
 
+def render_png(path: Path, title: str, bars: Sequence[tuple[str, str, float]], unit: str) -> bool:
+    """The bars as a PNG (matplotlib, log scale, coloured by engine); False without
+    matplotlib (``pip install -e '.[bench]'``)."""
+    try:
+        import matplotlib  # noqa: PLC0415 (optional: the bench extra)
+
+        matplotlib.use("Agg")
+        from matplotlib import pyplot  # noqa: PLC0415
+    except ImportError:
+        return False
+    figure, axes = pyplot.subplots(figsize=(10, 0.8 + 0.26 * len(bars)))
+    positions = list(range(len(bars)))
+    values = [value for _, _, value in bars]
+    axes.barh(positions, values, color=[COLORS.get(engine, "#999") for _, engine, _ in bars])
+    axes.set_yticks(positions, [label for label, _, _ in bars], fontsize=8)
+    axes.invert_yaxis()
+    axes.set_xscale("log")
+    axes.set_xlabel(unit)
+    axes.set_title(title, fontsize=10)
+    for position, value in enumerate(values):
+        text = format_seconds(value) if unit == "s" else f"{value:.1f}"
+        axes.annotate(
+            text,
+            (value, position),
+            xytext=(3, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=7,
+        )
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    pyplot.close(figure)
+    return True
+
+
+def save_plot(
+    out: Path, stem: str, title: str, bars: Sequence[tuple[str, str, float]], unit: str
+) -> None:
+    """``<stem>.svg`` (dependency-free) and, with matplotlib, ``<stem>.png``."""
+    (out / f"{stem}.svg").write_text(render_bars(title, bars, unit), encoding="utf-8")
+    render_png(out / f"{stem}.png", title, bars, unit)
+
+
 def write_plots(found: dict[Any, Result], out: Path) -> None:
     for rows in sizes_of(found):
         bars = [
@@ -761,9 +810,7 @@ def write_plots(found: dict[Any, Result], out: Path) -> None:
             if (value := time_of(found, rows, key, engine) or 0.0) > 0
         ]
         title = f"Seconds per workload and engine, {format_rows(rows)} rows (log scale)"
-        (out / f"times-{format_rows(rows)}.svg").write_text(
-            render_bars(title, bars, "s"), encoding="utf-8"
-        )
+        save_plot(out, f"times-{format_rows(rows)}", title, bars, "s")
     ratios = []
     for rows in sizes_of(found):
         for key, floor in FLOOR_OF.items():
@@ -774,28 +821,21 @@ def write_plots(found: dict[Any, Result], out: Path) -> None:
                     label = f"{format_rows(rows)} {key[0]} {key[1]} · {engine}"
                     ratios.append((label, engine, seconds / base))
     if ratios:
-        (out / "ratio-to-floor.svg").write_text(
-            render_bars("Time / physical floor (log scale)", ratios, "×"), encoding="utf-8"
-        )
+        save_plot(out, "ratio-to-floor", "Time / physical floor (log scale)", ratios, "×")
     scaling = [
         (f"{format_rows(rows)} {key[0]} {key[1]} from {first}", first, one / two)
         for rows, key, first, one, two in scaling_rows(found)
     ]
     if scaling:
-        (out / "scaling.svg").write_text(
-            render_bars("spark_impl speed-up to local[2] (target 1.8×)", scaling, "×"),
-            encoding="utf-8",
-        )
+        title = "spark_impl speed-up to local[2] (target 1.8×)"
+        save_plot(out, "scaling", title, scaling, "×")
     memory = [
         (f"{format_rows(k[0])} {k[1]} {k[2]} · {k[3]}", k[3], r.info["peak_worker_mib"])
         for k, r in sorted(found.items())
         if k[3] in SPARK and r.info.get("peak_worker_mib")
     ]
     if memory:
-        (out / "memory.svg").write_text(
-            render_bars("Largest spark_impl Python worker, peak MiB", memory, "MiB"),
-            encoding="utf-8",
-        )
+        save_plot(out, "memory", "Largest spark_impl Python worker, peak MiB", memory, "MiB")
 
 
 # --------------------------------------------------------------------------------------------
@@ -829,16 +869,16 @@ def render_report(runs: Sequence[Run], out: Path, commands: str) -> str:
         *section_runs(runs),
         "## Times\n",
     ]
-    for rows in sizes_of(found):
-        lines.extend(section_times(found, rows))
-        lines.extend(section_floor(found, rows))
     write_plots(found, out)
-    lines.append(image("ratio-to-floor.svg", "ratio to floor", out))
+    for rows in sizes_of(found):
+        lines.extend(section_times(found, rows, out))
+        lines.extend(section_floor(found, rows))
+    lines.append(image("ratio-to-floor", "ratio to floor", out))
     lines.extend(section_scaling(found))
-    lines.append(image("scaling.svg", "scaling", out))
+    lines.append(image("scaling", "scaling", out))
     lines.extend(section_session(found, runs))
     lines.extend(section_memory(found))
-    lines.append(image("memory.svg", "memory", out))
+    lines.append(image("memory", "memory", out))
     lines.extend(section_targets(found, runs))
     lines.extend(section_failures(runs))
     notes = out / "notes.md"

@@ -3,7 +3,10 @@ split-size memory target."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bench import report
 
@@ -60,3 +63,13 @@ def test_loaded_results_are_marked() -> None:
     found = {(10, "W1", "write", "pypaimon"): loaded, (10, "W1", "write", "floor"): idle}
     assert report.time_cell(found, 10, ("W1", "write"), "pypaimon").endswith(report.LOADED_MARK)
     assert report.time_cell(found, 10, ("W1", "write"), "floor") == "1.00"
+
+
+def test_plots_are_png_with_matplotlib_and_svg_always(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    bars = [("W1 write · floor", "floor", 0.5), ("W1 write · spark-local2", "spark-local2", 30.0)]
+    report.save_plot(tmp_path, "times", "title", bars, "s")
+    assert (tmp_path / "times.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "times.svg").read_text(encoding="utf-8").startswith("<svg")
+    assert report.image("times", "t", tmp_path) == "![t](times.png)\n"
+    assert report.image("absent", "t", tmp_path) == ""
