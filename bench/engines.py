@@ -392,7 +392,7 @@ def reference_planned_files(root: str, column: str, value: str) -> int:
 def spark_scan_files(root: str, column: str, value: str) -> dict[str, int]:
     """Files spark_impl plans and reads for ``column = value`` (its own planner and index
     evaluation, run on the driver)."""
-    from spark_impl.plan import count_scan_files  # noqa: PLC0415
+    from spark_impl.read import count_scan_files  # noqa: PLC0415
 
     counts = count_scan_files(LocalFileIO(), root, equal(column, value))
     return {"files_planned_by_spark": counts.planned, "files_read_by_spark": counts.read}

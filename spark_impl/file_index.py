@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import array
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -87,14 +87,28 @@ from reference.spec.file_index.container import (
     encode_file_index,
 )
 from reference.spec.file_index.java_order import (
-    BOOLEAN_FALSE_HASH,
     CANONICAL_DOUBLE_NAN_BITS,
     CANONICAL_FLOAT_NAN_BITS,
     compute_hash_map_order,
     compute_java_string_hash,
     to_int32,
 )
+from reference.spec.file_index.options import (
+    BITMAP_BLOCK_SIZE_OPTION,
+    BITMAP_VERSION_OPTION,
+    BLOOM_FPP_OPTION,
+    BLOOM_ITEMS_OPTION,
+    BUILT_INDEX_TYPES,
+    READ_ENABLED_OPTION,
+    THRESHOLD_OPTION,
+    WRITER_BITMAP_VERSION,
+    collect_index_requests,
+    compute_column_key_hash,
+    compute_columns_key,
+    compute_option_key,
+)
 from reference.spec.file_index.result import (
+    EMPTY_INDEX_SKIPPED_OPS,
     REMAIN,
     SKIP,
     IndexResult,
@@ -103,30 +117,14 @@ from reference.spec.file_index.result import (
     is_remain,
     or_results,
 )
-from reference.spec.file_index.roaring import RowIds
-from reference.spec.options import JAVA_WHITESPACE, option_value, parse_memory_size, split_java
-from reference.spec.predicate import And, Leaf, Or, Predicate, PredicateOp
+from reference.spec.file_index.roaring import MAX_ROW_POSITION, RowIds
+from reference.spec.options import JAVA_WHITESPACE, option_value, parse_memory_size
+from reference.spec.predicate import And, Leaf, Predicate, PredicateOp, compute_file_predicate
 from reference.spec.schema import TableSchema
 
 # --------------------------------------------------------------------------------------------
 # Options (rule 1)
 # --------------------------------------------------------------------------------------------
-
-OPTION_PREFIX = "file-index."
-COLUMNS_SUFFIX = ".columns"
-INDEX_OPTION_PARTS = 3
-"""``<type>.<column>.<option>`` after the prefix."""
-THRESHOLD_OPTION = "file-index.in-manifest-threshold"
-READ_ENABLED_OPTION = "file-index.read.enabled"
-NESTED_COLUMN_OPEN = "["
-BUILT_INDEX_TYPES = (BLOOM_FILTER, BITMAP, BSI)
-BLOOM_ITEMS_OPTION = "items"
-BLOOM_FPP_OPTION = "fpp"
-BITMAP_VERSION_OPTION = "version"
-BITMAP_BLOCK_SIZE_OPTION = "index-block-size"
-WRITER_BITMAP_VERSION = bm.BitmapVersion.V1
-"""The bitmap version written without a ``version`` option (Paimon 0.9.0 writes v1 only)."""
-JAVA_HASH_MULTIPLIER = 31
 
 
 @dataclass(frozen=True)
@@ -151,61 +149,6 @@ class FileIndexPlan:
     threshold: int
 
 
-def columns_key(index_type: str) -> str:
-    return f"{OPTION_PREFIX}{index_type}{COLUMNS_SUFFIX}"
-
-
-def option_key(index_type: str, column: str, option: str) -> str:
-    return f"{OPTION_PREFIX}{index_type}.{column}.{option}"
-
-
-def parse_columns_key(key: str) -> str | None:
-    """The index type of a ``file-index.<type>.columns`` key, else None."""
-    if not key.startswith(OPTION_PREFIX) or not key.endswith(COLUMNS_SUFFIX):
-        return None
-    return key[len(OPTION_PREFIX) : -len(COLUMNS_SUFFIX)]
-
-
-def parse_option_key(key: str) -> tuple[str, str, str] | None:
-    """``(type, column, option)`` of a ``file-index.<type>.<column>.<option>`` key, else None."""
-    if not key.startswith(OPTION_PREFIX) or parse_columns_key(key) is not None:
-        return None
-    parts = split_java(key[len(OPTION_PREFIX) :], ".")
-    return (parts[0], parts[1], parts[2]) if len(parts) == INDEX_OPTION_PARTS else None
-
-
-def parse_columns(key: str, text: str) -> list[str]:
-    """The trimmed columns of a ``columns`` option (Java ``String.split`` + ``trim``)."""
-    columns = [piece.strip(JAVA_WHITESPACE) for piece in split_java(text)]
-    if not columns or not all(columns):
-        raise InvalidOptionError(key, text, "lists an empty column name")
-    nested = [column for column in columns if NESTED_COLUMN_OPEN in column]
-    if nested:
-        raise UnsupportedFeature(f"file index on a map entry ('{nested[0]}' in '{key}')")
-    return columns
-
-
-def collect_requests(options: Mapping[str, str]) -> dict[tuple[str, str], dict[str, str]]:
-    """``(column, type) -> {option: text}`` in the order the options list the columns."""
-    requested: dict[tuple[str, str], dict[str, str]] = {}
-    for key, text in options.items():
-        index_type = parse_columns_key(key)
-        if index_type is not None:
-            for column in parse_columns(key, text):
-                requested.setdefault((column, index_type), {})
-    for key, text in options.items():
-        parsed = parse_option_key(key)
-        if parsed is None:
-            continue
-        index_type, column, option = parsed
-        if (column, index_type) not in requested:
-            raise InvalidOptionError(
-                key, text, f"column '{column}' is not listed in '{columns_key(index_type)}'"
-            )
-        requested[(column, index_type)][option] = text
-    return requested
-
-
 def _parse_number(key: str, text: str | None, parse: Callable[[str], Any], default: Any) -> Any:
     if text is None:
         return default
@@ -218,18 +161,18 @@ def _parse_number(key: str, text: str | None, parse: Callable[[str], Any], defau
 def resolve_spec(column: str, index_type: str, settings: Mapping[str, str]) -> IndexSpec:
     """An index's parameters from its options, checked (bloom sizes, bitmap version)."""
     if index_type == BLOOM_FILTER:
-        items_key = option_key(index_type, column, BLOOM_ITEMS_OPTION)
-        fpp_key = option_key(index_type, column, BLOOM_FPP_OPTION)
+        items_key = compute_option_key(index_type, column, BLOOM_ITEMS_OPTION)
+        fpp_key = compute_option_key(index_type, column, BLOOM_FPP_OPTION)
         items = _parse_number(items_key, settings.get(BLOOM_ITEMS_OPTION), int, bf.DEFAULT_ITEMS)
         fpp = _parse_number(fpp_key, settings.get(BLOOM_FPP_OPTION), float, bf.DEFAULT_FPP)
         try:
             bf.compute_num_bits(items, fpp)
         except InvalidOptionError as error:
-            key = option_key(index_type, column, error.option)
+            key = compute_option_key(index_type, column, error.option)
             raise InvalidOptionError(key, error.value, "no bloom filter has this size") from None
         return IndexSpec(column, index_type, items=items, fpp=fpp)
     if index_type == BITMAP:
-        version_key = option_key(index_type, column, BITMAP_VERSION_OPTION)
+        version_key = compute_option_key(index_type, column, BITMAP_VERSION_OPTION)
         version = _parse_number(
             version_key, settings.get(BITMAP_VERSION_OPTION), int, int(WRITER_BITMAP_VERSION)
         )
@@ -238,7 +181,7 @@ def resolve_spec(column: str, index_type: str, settings: Mapping[str, str]) -> I
                 version_key, str(version), "bitmap index version must be 1 or 2"
             )
         block_size = _parse_number(
-            option_key(index_type, column, BITMAP_BLOCK_SIZE_OPTION),
+            compute_option_key(index_type, column, BITMAP_BLOCK_SIZE_OPTION),
             settings.get(BITMAP_BLOCK_SIZE_OPTION),
             parse_memory_size,
             bm.DEFAULT_INDEX_BLOCK_SIZE,
@@ -256,7 +199,7 @@ TYPE_CHECKS: Mapping[str, Callable[[t.DataType], None]] = {
 
 def check_column(index_type: str, column: str, types: Mapping[str, t.DataType]) -> None:
     """Rule 1: a known index type on an existing column of a type it suits."""
-    key = columns_key(index_type)
+    key = compute_columns_key(index_type)
     if index_type not in BUILT_INDEX_TYPES:
         raise UnsupportedFeature(f"writing '{index_type}' file indexes ('{key}')")
     if column not in types:
@@ -265,14 +208,6 @@ def check_column(index_type: str, column: str, types: Mapping[str, t.DataType]) 
         TYPE_CHECKS[index_type](types[column])
     except SpecViolation as error:
         raise InvalidOptionError(key, column, error.reason) from None
-
-
-def compute_column_key_hash(column: str) -> int:
-    """``hashCode`` of Java's ``FileIndexOptions.Column`` for a plain column:
-    ``Arrays.hashCode({name, null, false})`` (``h = 31 * h + element``, from 1)."""
-    result = to_int32(JAVA_HASH_MULTIPLIER + compute_java_string_hash(column))
-    result = to_int32(JAVA_HASH_MULTIPLIER * result)
-    return to_int32(JAVA_HASH_MULTIPLIER * result + BOOLEAN_FALSE_HASH)
 
 
 def order_index_specs(specs: Sequence[IndexSpec]) -> list[IndexSpec]:
@@ -298,7 +233,7 @@ def compute_file_index_plan(schema: TableSchema) -> FileIndexPlan | None:
     its fields; None for a primary-key table or when no index is asked for."""
     if schema.is_primary_key_table:
         return None
-    requested = collect_requests(schema.options)
+    requested = collect_index_requests(schema.options)
     if not requested:
         return None
     types = {f.name: f.type for f in schema.fields}
@@ -319,16 +254,7 @@ def is_read_enabled(options: Mapping[str, str]) -> bool:
 
 _U64 = np.uint64
 BITS_PER_BYTE = bf.BITS_PER_BYTE
-_INTEGER_LIKE_ROOTS = frozenset(
-    {
-        t.TypeRoot.TINYINT,
-        t.TypeRoot.SMALLINT,
-        t.TypeRoot.INTEGER,
-        t.TypeRoot.BIGINT,
-        t.TypeRoot.DATE,
-        t.TypeRoot.TIME_WITHOUT_TIME_ZONE,
-    }
-)
+_INTEGER_LIKE_ROOTS = bf.INTEGER_LIKE_ROOTS
 
 
 def _shift_right(values: np.ndarray, bits: int) -> np.ndarray:
@@ -581,67 +507,8 @@ def write_file_index(
 
 
 # --------------------------------------------------------------------------------------------
-# Moving a predicate to a file's schema (rule 5)
-# --------------------------------------------------------------------------------------------
-
-
-def compute_file_names(
-    read_fields: Sequence[t.DataField], file_fields: Sequence[t.DataField]
-) -> dict[str, str]:
-    """Read name -> file name for the fields the file has with an unchanged type."""
-    by_id = {f.id: f for f in file_fields}
-    names = {}
-    for read_field in read_fields:
-        found = by_id.get(read_field.id)
-        if found is not None and found.type.copy(True) == read_field.type.copy(True):
-            names[read_field.name] = found.name
-    return names
-
-
-def rename_predicate(predicate: Predicate, names: Mapping[str, str]) -> Predicate | None:
-    if isinstance(predicate, Leaf):
-        name = names.get(predicate.field)
-        return None if name is None else replace(predicate, field=name)
-    children = [rename_predicate(child, names) for child in predicate.children]
-    if any(child is None for child in children):
-        return None
-    kept = tuple(child for child in children if child is not None)
-    return And(kept) if isinstance(predicate, And) else Or(kept)
-
-
-def compute_file_predicate(
-    predicate: Predicate | None,
-    read_fields: Sequence[t.DataField],
-    file_fields: Sequence[t.DataField],
-) -> Predicate | None:
-    """The conjuncts of ``predicate`` a file of ``file_fields`` can be asked about."""
-    if predicate is None:
-        return None
-    names = compute_file_names(read_fields, file_fields)
-    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
-    moved = [m for m in (rename_predicate(c, names) for c in conjuncts) if m is not None]
-    if not moved:
-        return None
-    return moved[0] if len(moved) == 1 else And(tuple(moved))
-
-
-# --------------------------------------------------------------------------------------------
 # Evaluating (rule 5)
 # --------------------------------------------------------------------------------------------
-
-EMPTY_INDEX_SKIPPED_OPS = frozenset(
-    {
-        PredicateOp.EQUAL,
-        PredicateOp.IN,
-        PredicateOp.IS_NOT_NULL,
-        PredicateOp.STARTS_WITH,
-        PredicateOp.LESS_THAN,
-        PredicateOp.LESS_OR_EQUAL,
-        PredicateOp.GREATER_THAN,
-        PredicateOp.GREATER_OR_EQUAL,
-    }
-)
-"""Leaves an index whose writer saw no row rules out (Java ``EmptyFileIndexReader``)."""
 
 
 def compute_literal_hash(literal: Any, data_type: t.DataType) -> int | None:
@@ -778,9 +645,6 @@ def evaluate_predicate(
 # --------------------------------------------------------------------------------------------
 # Plan time and read time (rule 6)
 # --------------------------------------------------------------------------------------------
-
-MAX_ROW_POSITION = 2**31 - 1
-"""Row sets are 32-bit roaring bitmaps: larger files are never narrowed."""
 
 
 def evaluate_container(

@@ -23,8 +23,8 @@ Steps of :func:`plan_read`:
    with the deletion-vector ranges of their files from the snapshot's index manifest and, for
    append tables, where each file's index is (embedded bytes or ``.index`` file name).
 
-:func:`count_scan_files` counts what a filtered scan plans and reads (files its ``.index``
-file rules out are planned but not read).
+``spark_impl.read.count_scan_files`` counts what a filtered scan plans and reads (files their
+``.index`` file rules out are planned but not read).
 """
 
 from __future__ import annotations
@@ -593,64 +593,6 @@ def compute_index_source(meta: DataFileMeta) -> bytes | str | None:
     if meta.embedded_index is not None:
         return meta.embedded_index
     return file_index.find_index_file_name(meta.extra_files)
-
-
-@dataclass(frozen=True)
-class ScanFileCounts:
-    """What a filtered scan touches: files planned (after partition, statistics and embedded
-    index pruning) and files read (planned files their index does not rule out at read time)."""
-
-    planned: int
-    read: int
-    skipped_by_stats: int
-    skipped_by_index_at_plan: int
-    skipped_by_index_at_read: int
-
-
-def is_file_read(
-    file_io: FileIO,
-    ref: DataFileRef,
-    predicate: Predicate | None,
-    schema: TableSchema,
-    file_schema: TableSchema,
-) -> bool:
-    """Whether the reader reads ``ref`` (:func:`spark_impl.file_index.evaluate_at_read`)."""
-    result = file_index.evaluate_at_read(
-        file_io,
-        ref.path,
-        predicate,
-        row_count=ref.row_count,
-        index_source=ref.index,
-        schema=schema,
-        file_schema=file_schema,
-    )
-    kept = file_index.compute_kept_rows(result, ref.row_count)
-    return kept is None or len(kept) > 0
-
-
-def count_scan_files(
-    file_io: FileIO,
-    table_root: str,
-    predicate: Predicate | None,
-    travel: TimeTravel = LATEST,
-) -> ScanFileCounts:
-    """Plan a scan with ``predicate`` and count the files it plans and reads (e.g. the
-    benchmark's point query ``v = 'value-123'``: ``count_scan_files(io, root, equal("v",
-    "value-123")).read``)."""
-    plan = plan_read(file_io, table_root, travel, predicate=predicate)
-    schema = plan.schema
-    schemas = {i: decode_schema(j) for i, j in plan.file_schema_jsons.items()}
-    refs = [ref for split in plan.splits for ref in split.files]
-    read = sum(
-        is_file_read(file_io, ref, predicate, schema, schemas[ref.schema_id]) for ref in refs
-    )
-    return ScanFileCounts(
-        planned=len(refs),
-        read=read,
-        skipped_by_stats=plan.skipped_files,
-        skipped_by_index_at_plan=plan.skipped_by_index,
-        skipped_by_index_at_read=len(refs) - read,
-    )
 
 
 def _is_partition_matching(

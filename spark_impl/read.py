@@ -21,6 +21,7 @@ Steps of :func:`read_split`:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -47,11 +48,11 @@ from reference.spec.file_format import (
     rows_to_arrow,
 )
 from reference.spec.predicate import Predicate
-from reference.spec.schema import TableSchema
+from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.changelog import is_lookup_merge, select_lookup_candidates
 from spark_impl.file_index import compute_kept_rows, evaluate_at_read
 from spark_impl.merge import ORDER_COLUMN, compute_merge_config, merge_records
-from spark_impl.plan import DataFileRef, DeletionFileRef, Split
+from spark_impl.plan import LATEST, DataFileRef, DeletionFileRef, Split, TimeTravel, plan_read
 
 # --------------------------------------------------------------------------------------------
 # Files and deletion vectors
@@ -110,6 +111,55 @@ def compute_index_rows(
         file_schema=file_schema,
     )
     return compute_kept_rows(result, ref.row_count)
+
+
+@dataclass(frozen=True)
+class ScanFileCounts:
+    """What a filtered scan touches: files planned (after partition, statistics and embedded
+    index pruning) and files read (planned files their index does not rule out at read time)."""
+
+    planned: int
+    read: int
+    skipped_by_stats: int
+    skipped_by_index_at_plan: int
+    skipped_by_index_at_read: int
+
+
+def is_file_read(
+    file_io: FileIO,
+    ref: DataFileRef,
+    predicate: Predicate | None,
+    schema: TableSchema,
+    file_schema: TableSchema,
+) -> bool:
+    """Whether the reader reads ``ref``: its index keeps every row or some rows."""
+    kept = compute_index_rows(file_io, ref, predicate, schema, file_schema)
+    return kept is None or len(kept) > 0
+
+
+def count_scan_files(
+    file_io: FileIO,
+    table_root: str,
+    predicate: Predicate | None,
+    travel: TimeTravel = LATEST,
+) -> ScanFileCounts:
+    """Plan a scan with ``predicate`` and count the files it plans and reads (e.g. the
+    benchmark's point query ``v = 'value-123'``: ``count_scan_files(io, root, equal("v",
+    "value-123")).read``)."""
+    plan = plan_read(file_io, table_root, travel, predicate=predicate)
+    schema = plan.schema
+    schemas = {i: decode_schema(j) for i, j in plan.file_schema_jsons.items()}
+    refs = [ref for split in plan.splits for ref in split.files]
+    read = sum(
+        is_file_read(file_io, ref, predicate, schema, schemas[ref.schema_id]) for ref in refs
+    )
+    return ScanFileCounts(
+        planned=len(refs),
+        read=read,
+        skipped_by_stats=plan.skipped_files,
+        skipped_by_index_at_plan=plan.skipped_by_index,
+        skipped_by_index_at_read=len(refs) - read,
+    )
 
 
 def apply_row_masks(table: pa.Table, kept: np.ndarray | None, deleted: np.ndarray) -> pa.Table:

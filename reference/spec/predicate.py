@@ -16,7 +16,7 @@ Rules (SQL three-valued logic collapsed to "row kept or not"):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, TypeAlias
 
@@ -236,3 +236,52 @@ def is_stats_matching(
     return is_leaf_stats_matching(
         predicate, types[predicate.field], row_count, stats[predicate.field]
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Moving a predicate to a file's schema
+# --------------------------------------------------------------------------------------------
+
+
+def compute_file_field_names(
+    read_fields: Sequence[t.DataField], file_fields: Sequence[t.DataField]
+) -> dict[str, str]:
+    """Read-schema name -> file name, for the fields the file has with the same type."""
+    by_id = {f.id: f for f in file_fields}
+    names = {}
+    for read_field in read_fields:
+        file_field = by_id.get(read_field.id)
+        if file_field is not None and file_field.type.copy(True) == read_field.type.copy(True):
+            names[read_field.name] = file_field.name
+    return names
+
+
+def rename_predicate(predicate: Predicate, names: Mapping[str, str]) -> Predicate | None:
+    """``predicate`` over the renamed fields; None if it names a field ``names`` lacks."""
+    if isinstance(predicate, Leaf):
+        name = names.get(predicate.field)
+        return None if name is None else replace(predicate, field=name)
+    children = [rename_predicate(child, names) for child in predicate.children]
+    kept = [child for child in children if child is not None]
+    if len(kept) != len(children):
+        return None
+    return And(tuple(kept)) if isinstance(predicate, And) else Or(tuple(kept))
+
+
+def compute_file_predicate(
+    predicate: Predicate | None,
+    read_fields: Sequence[t.DataField],
+    file_fields: Sequence[t.DataField],
+) -> Predicate | None:
+    """The conjuncts of ``predicate`` that can be asked of a file of ``file_fields``: moved to
+    the file's names by field id; a top-level conjunct naming a field the file lacks, or whose
+    type changed, is dropped (Java ``SchemaEvolutionUtil.devolveFilters`` minus its literal
+    casts: dropping a conjunct only costs pruning)."""
+    if predicate is None:
+        return None
+    names = compute_file_field_names(read_fields, file_fields)
+    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
+    moved = [m for m in (rename_predicate(c, names) for c in conjuncts) if m is not None]
+    if not moved:
+        return None
+    return moved[0] if len(moved) == 1 else And(tuple(moved))

@@ -54,7 +54,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeVar
 
 from reference import layout
@@ -77,13 +77,22 @@ from reference.spec.file_index.container import (
     decode_file_index,
     encode_file_index,
 )
-from reference.spec.file_index.java_order import (
-    BOOLEAN_FALSE_HASH,
-    compute_hash_map_order,
-    compute_java_string_hash,
-    to_int32,
+from reference.spec.file_index.java_order import compute_hash_map_order, compute_java_string_hash
+from reference.spec.file_index.options import (
+    BITMAP_BLOCK_SIZE_OPTION,
+    BITMAP_VERSION_OPTION,
+    BLOOM_FPP_OPTION,
+    BLOOM_ITEMS_OPTION,
+    BUILT_INDEX_TYPES,
+    READ_ENABLED_OPTION,
+    WRITER_BITMAP_VERSION,
+    collect_index_requests,
+    compute_column_key_hash,
+    compute_columns_key,
+    compute_option_key,
 )
 from reference.spec.file_index.result import (
+    EMPTY_INDEX_SKIPPED_OPS,
     REMAIN,
     SKIP,
     IndexResult,
@@ -92,31 +101,15 @@ from reference.spec.file_index.result import (
     or_results,
     rows_result,
 )
-from reference.spec.file_index.roaring import compute_range
-from reference.spec.options import JAVA_WHITESPACE, option_value, parse_memory_size, split_java
-from reference.spec.predicate import And, Leaf, Or, Predicate, PredicateOp
+from reference.spec.file_index.roaring import MAX_ROW_POSITION, compute_range
+from reference.spec.options import JAVA_WHITESPACE, option_value, parse_memory_size
+from reference.spec.predicate import And, Leaf, Predicate, PredicateOp, compute_file_predicate
 from reference.spec.schema import TableSchema
 from reference.store.file_writer import FileIndexBuilder
 
 # --------------------------------------------------------------------------------------------
 # Options (rule 1)
 # --------------------------------------------------------------------------------------------
-
-OPTION_PREFIX = "file-index."
-COLUMNS_SUFFIX = ".columns"
-INDEX_OPTION_PARTS = 3
-"""``<type>.<column>.<option>`` after the prefix."""
-READ_ENABLED_OPTION = "file-index.read.enabled"
-NESTED_COLUMN_OPEN = "["
-
-BLOOM_ITEMS_OPTION = "items"
-BLOOM_FPP_OPTION = "fpp"
-BITMAP_VERSION_OPTION = "version"
-BITMAP_BLOCK_SIZE_OPTION = "index-block-size"
-WRITER_BITMAP_VERSION = bm.BitmapVersion.V1
-"""The bitmap version written without a ``version`` option (rule 2)."""
-
-BUILT_INDEX_TYPES = (BLOOM_FILTER, BITMAP, BSI)
 
 OptionValue = TypeVar("OptionValue")
 
@@ -130,60 +123,9 @@ class IndexRequest:
     options: tuple[tuple[str, str], ...] = ()
 
 
-def compute_option_key(index_type: str, column: str, option: str) -> str:
-    return f"{OPTION_PREFIX}{index_type}.{column}.{option}"
-
-
-def compute_columns_key(index_type: str) -> str:
-    return f"{OPTION_PREFIX}{index_type}{COLUMNS_SUFFIX}"
-
-
-def parse_columns_key(key: str) -> str | None:
-    """The index type of a ``file-index.<type>.columns`` key, else None."""
-    if not key.startswith(OPTION_PREFIX) or not key.endswith(COLUMNS_SUFFIX):
-        return None
-    return key[len(OPTION_PREFIX) : -len(COLUMNS_SUFFIX)]
-
-
-def parse_index_option_key(key: str) -> tuple[str, str, str] | None:
-    """``(type, column, option)`` of a ``file-index.<type>.<column>.<option>`` key, else None."""
-    if not key.startswith(OPTION_PREFIX) or parse_columns_key(key) is not None:
-        return None
-    parts = split_java(key[len(OPTION_PREFIX) :], ".")
-    if len(parts) != INDEX_OPTION_PARTS:
-        return None
-    return parts[0], parts[1], parts[2]
-
-
-def parse_indexed_columns(key: str, text: str) -> list[str]:
-    """The columns of a ``columns`` option; a blank name is an error (Java ``String.split``)."""
-    columns = [piece.strip(JAVA_WHITESPACE) for piece in split_java(text)]
-    if not columns or any(not column for column in columns):
-        raise InvalidOptionError(key, text, "lists an empty column name")
-    for column in columns:
-        if NESTED_COLUMN_OPEN in column:
-            raise UnsupportedFeature(f"file index on a map entry ('{column}' in '{key}')")
-    return columns
-
-
 def parse_index_requests(options: Mapping[str, str]) -> list[IndexRequest]:
     """Rule 1: every requested index, in the order the options list them."""
-    requested: dict[tuple[str, str], dict[str, str]] = {}
-    for key, text in options.items():
-        index_type = parse_columns_key(key)
-        if index_type is not None:
-            for column in parse_indexed_columns(key, text):
-                requested.setdefault((column, index_type), {})
-    for key, text in options.items():
-        parsed = parse_index_option_key(key)
-        if parsed is None:
-            continue
-        index_type, column, option = parsed
-        if (column, index_type) not in requested:
-            raise InvalidOptionError(
-                key, text, f"column '{column}' is not listed in '{compute_columns_key(index_type)}'"
-            )
-        requested[(column, index_type)][option] = text
+    requested = collect_index_requests(options)
     return [
         IndexRequest(column, index_type, tuple(sorted(settings.items())))
         for (column, index_type), settings in requested.items()
@@ -289,18 +231,6 @@ def encode_column_index(
     raise UnsupportedFeature(f"writing '{request.index_type}' file indexes")
 
 
-JAVA_HASH_MULTIPLIER = 31
-"""``Arrays.hashCode``: ``h = 31 * h + element hash``, from ``h = 1`` (null hashes to 0)."""
-
-
-def compute_column_key_hash(column: str) -> int:
-    """``hashCode`` of Java's ``FileIndexOptions.Column`` for a plain column:
-    ``Arrays.hashCode({name, null, false})``."""
-    result = to_int32(JAVA_HASH_MULTIPLIER + compute_java_string_hash(column))
-    result = to_int32(JAVA_HASH_MULTIPLIER * result)
-    return to_int32(JAVA_HASH_MULTIPLIER * result + BOOLEAN_FALSE_HASH)
-
-
 def order_index_requests(requests: Sequence[IndexRequest]) -> list[IndexRequest]:
     """The order in which Java's writer meets the requests.
 
@@ -388,68 +318,8 @@ def read_file_index(file_io: FileIO, data_file_path: str, meta: DataFileMeta) ->
 
 
 # --------------------------------------------------------------------------------------------
-# Moving a predicate to a file's schema (rule 5)
-# --------------------------------------------------------------------------------------------
-
-
-def compute_file_field_names(
-    read_fields: Sequence[t.DataField], file_fields: Sequence[t.DataField]
-) -> dict[str, str]:
-    """Read-schema name -> file name, for the fields the file has with the same type."""
-    by_id = {f.id: f for f in file_fields}
-    names = {}
-    for read_field in read_fields:
-        file_field = by_id.get(read_field.id)
-        if file_field is not None and file_field.type.copy(True) == read_field.type.copy(True):
-            names[read_field.name] = file_field.name
-    return names
-
-
-def rename_predicate(predicate: Predicate, names: Mapping[str, str]) -> Predicate | None:
-    """``predicate`` over the renamed fields; None if it names a field ``names`` lacks."""
-    if isinstance(predicate, Leaf):
-        name = names.get(predicate.field)
-        return None if name is None else replace(predicate, field=name)
-    children = [rename_predicate(child, names) for child in predicate.children]
-    kept = [child for child in children if child is not None]
-    if len(kept) != len(children):
-        return None
-    return And(tuple(kept)) if isinstance(predicate, And) else Or(tuple(kept))
-
-
-def compute_file_predicate(
-    predicate: Predicate | None,
-    read_fields: Sequence[t.DataField],
-    file_fields: Sequence[t.DataField],
-) -> Predicate | None:
-    """Rule 5: the conjuncts of ``predicate`` that can be asked of a file of ``file_fields``."""
-    if predicate is None:
-        return None
-    names = compute_file_field_names(read_fields, file_fields)
-    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
-    moved = [m for m in (rename_predicate(c, names) for c in conjuncts) if m is not None]
-    if not moved:
-        return None
-    return moved[0] if len(moved) == 1 else And(tuple(moved))
-
-
-# --------------------------------------------------------------------------------------------
 # Evaluating (rule 5)
 # --------------------------------------------------------------------------------------------
-
-EMPTY_INDEX_SKIPPED_OPS = frozenset(
-    {
-        PredicateOp.EQUAL,
-        PredicateOp.IN,
-        PredicateOp.IS_NOT_NULL,
-        PredicateOp.STARTS_WITH,
-        PredicateOp.LESS_THAN,
-        PredicateOp.LESS_OR_EQUAL,
-        PredicateOp.GREATER_THAN,
-        PredicateOp.GREATER_OR_EQUAL,
-    }
-)
-"""Leaves an index whose writer saw no row answers with SKIP (Java ``EmptyFileIndexReader``)."""
 
 
 def evaluate_bloom_filter(body: bytes, leaf: Leaf, data_type: t.DataType) -> IndexResult:
@@ -580,9 +450,6 @@ def compute_field_types(fields: Sequence[t.DataField]) -> dict[str, t.DataType]:
 # --------------------------------------------------------------------------------------------
 # Plan time and read time (rule 6)
 # --------------------------------------------------------------------------------------------
-
-MAX_ROW_POSITION = 2**31 - 1
-"""Row sets are 32-bit roaring bitmaps: larger files are never narrowed by an index."""
 
 
 def is_planned_by_index(

@@ -46,8 +46,8 @@ from reference.store.scan import plan_scan
 from reference.table import Table
 from spark_impl import append_compact, file_index
 from spark_impl import commit as committer
-from spark_impl.plan import count_scan_files, find_latest_snapshot_id, plan_read
-from spark_impl.read import read_data_file, read_split
+from spark_impl.plan import find_latest_snapshot_id, plan_read
+from spark_impl.read import count_scan_files, read_data_file, read_split
 from spark_impl.write import plan_write
 
 IO = LocalFileIO()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from reference.spec.file_index.roaring import RowIds
+from reference.spec.predicate import PredicateOp
 
 
 class ResultKind(Enum):
@@ -74,3 +75,19 @@ def or_results(left: IndexResult, right: IndexResult) -> IndexResult:
     if right.kind is ResultKind.ROWS:
         return rows_result(left.rows | right.rows)
     return REMAIN if is_remain(right) else left
+
+
+EMPTY_INDEX_SKIPPED_OPS = frozenset(
+    {
+        PredicateOp.EQUAL,
+        PredicateOp.IN,
+        PredicateOp.IS_NOT_NULL,
+        PredicateOp.STARTS_WITH,
+        PredicateOp.LESS_THAN,
+        PredicateOp.LESS_OR_EQUAL,
+        PredicateOp.GREATER_THAN,
+        PredicateOp.GREATER_OR_EQUAL,
+    }
+)
+"""Leaves an index whose writer saw no row answers with SKIP (Java ``EmptyFileIndexReader``);
+every other leaf REMAIN."""

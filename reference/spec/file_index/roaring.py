@@ -134,3 +134,7 @@ def row_ids_of(values: Iterable[int]) -> RowIds:
 def compute_range(start: int, stop: int) -> RowIds:
     """The row ids ``start <= id < stop`` (``RoaringBitmap32.flip`` helper)."""
     return pyroaring.FrozenBitMap(range(start, stop)) if start < stop else EMPTY_ROW_IDS
+
+
+MAX_ROW_POSITION = 2**31 - 1
+"""Row sets are 32-bit roaring bitmaps: larger files are never narrowed by an index."""

@@ -48,17 +48,25 @@ from reference.spec.file_index.container import (
     FileIndex,
     decode_file_index,
 )
+from reference.spec.file_index.options import compute_column_key_hash
 from reference.spec.file_index.result import REMAIN, SKIP, rows_result
 from reference.spec.file_index.roaring import row_ids_of
-from reference.spec.predicate import And, Leaf, Or, Predicate, PredicateOp, equal, is_in
+from reference.spec.predicate import (
+    And,
+    Leaf,
+    Or,
+    Predicate,
+    PredicateOp,
+    compute_file_predicate,
+    equal,
+    is_in,
+)
 from reference.spec.schema import RenameColumn, TableSchema
 from reference.store import metadata
 from reference.store.commit import BATCH_COMMIT_IDENTIFIER, commit
 from reference.store.file_index import (
     IndexRequest,
-    compute_column_key_hash,
     compute_file_index_builder,
-    compute_file_predicate,
     evaluate_file_at_read,
     evaluate_predicate,
     find_index_file_name,
