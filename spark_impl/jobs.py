@@ -2,9 +2,10 @@
 
 * :func:`write_table` prepares a DataFrame the way Java's writers receive rows (arrival
   position, bucket or dynamic-bucket assigner computed vectorized in ``mapInArrow``, or for
-  integer bucket keys by Spark expressions (:mod:`spark_impl.jvm_bucket`), shuffled by
-  (partition, bucket); an unpartitioned fixed-bucket table gets one task per bucket, placed
-  exactly by :mod:`spark_impl.placement`, so tasks are balanced and a task holds one bucket)
+  large inputs with integer bucket keys by Spark expressions (:mod:`spark_impl.jvm_bucket`),
+  shuffled by (partition, bucket); an unpartitioned fixed-bucket table gets one task per
+  bucket, placed exactly by :mod:`spark_impl.placement`, so tasks are balanced and a task
+  holds one bucket)
   and writes it through the ``paimon`` data source: each task orders its buckets' rows by
   arrival position and key itself, writes level-0 files, runs the compaction Java's writer
   would, and the driver commits.
@@ -33,7 +34,7 @@ from spark_impl import expire as expiration
 from spark_impl.append_compact import AppendTask, plan_append_tasks, run_task_message
 from spark_impl.bucketing import compute_row_hash
 from spark_impl.compact import BucketJob, compact_bucket, plan_bucket_jobs
-from spark_impl.jvm_bucket import is_jvm_bucketable, with_jvm_bucket
+from spark_impl.jvm_bucket import is_jvm_bucketable, is_large_input, with_jvm_bucket
 from spark_impl.placement import task_key_column
 from spark_impl.plan import read_schema_json
 from spark_impl.write import (
@@ -112,7 +113,7 @@ def write_table(
     prepared = df.withColumn(POSITION_COLUMN, F.monotonically_increasing_id())
     if bucket_mode is not BucketMode.UNAWARE:
         column = BUCKET_COLUMN if bucket_mode is BucketMode.FIXED else ASSIGNER_COLUMN
-        if bucket_mode is BucketMode.FIXED and is_jvm_bucketable(schema):
+        if bucket_mode is BucketMode.FIXED and is_jvm_bucketable(schema) and is_large_input(df):
             prepared = with_jvm_bucket(prepared, schema, column)
         else:
             schema_json = read_schema_json(file_io, settings["path"], schema.id)

@@ -15,6 +15,12 @@ over the bucket key written as a BinaryRow, read as little-endian 32-bit words:
 * per field an 8-byte slot: the value's two's-complement bytes (1, 2, 4 or 8 of them) and
   zeros, all zeros for a null; as words, the low and the high 32 bits.
 
+The expressions cost Spark about 0.3 s of planning and code generation per write, which the
+Python route does not pay, while they save time per row; :func:`is_large_input` therefore
+sends only inputs Spark estimates at :data:`MIN_INPUT_BYTES` or more this way (measured on
+this project's benchmark, 2 cores: 1M rows in five commits 5.8 s against 5.2 s through
+Python, 10M rows 29.7 s against 36.3 s).
+
 Spark's ANSI arithmetic refuses to overflow a BIGINT, so every 32-bit word is held in a BIGINT
 in ``[0, 2**32)`` and a 32-bit product is taken in two 16-bit halves (:func:`multiply`), which
 stays below ``2**49``. Each Murmur step is its own projection (``withColumn``) so that no
@@ -53,6 +59,8 @@ VALUE_MASKS = {
 are zero)."""
 SUPPORTED = frozenset({*VALUE_MASKS, t.TypeRoot.BIGINT})
 HASH_COLUMN = "_PAIMON_KIT_HASH"
+MIN_INPUT_BYTES = 64 << 20
+"""Inputs Spark estimates below this size go through the Python route."""
 
 
 def is_jvm_bucketable(schema: TableSchema) -> bool:
@@ -63,6 +71,21 @@ def is_jvm_bucketable(schema: TableSchema) -> bool:
     by_name = {f.name: f for f in schema.fields}
     keys = schema.bucket_keys
     return 0 < len(keys) <= MAX_FIELDS and all(by_name[k].type.root in SUPPORTED for k in keys)
+
+
+def estimate_input_bytes(frame: Any) -> int | None:
+    """Spark's size estimate of ``frame``'s optimized plan (None when Spark gives none)."""
+    try:
+        size = frame._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
+        return int(str(size))
+    except Exception:  # an estimate is optional: without one, the Python route
+        return None
+
+
+def is_large_input(frame: Any) -> bool:
+    """Whether ``frame`` is worth the expressions' planning cost (:data:`MIN_INPUT_BYTES`)."""
+    size = estimate_input_bytes(frame)
+    return size is not None and size >= MIN_INPUT_BYTES
 
 
 def multiply(word: Any, constant: int) -> Any:

@@ -13,7 +13,13 @@ import pytest
 
 from reference.spec import types as t
 from reference.spec.schema import TableSchema
-from spark_impl.jvm_bucket import MAX_FIELDS, is_jvm_bucketable, with_jvm_bucket
+from spark_impl.jvm_bucket import (
+    MAX_FIELDS,
+    estimate_input_bytes,
+    is_jvm_bucketable,
+    is_large_input,
+    with_jvm_bucket,
+)
 from spark_impl.write import compute_fixed_buckets
 
 pytestmark = pytest.mark.spark
@@ -100,3 +106,12 @@ def test_only_integer_keys_of_the_default_function() -> None:
     plain = make_schema([t.TypeRoot.BIGINT], 4)
     mod = replace(plain, options={**plain.options, "bucket-function.type": "mod"})
     assert not is_jvm_bucketable(mod)
+
+
+def test_only_large_inputs_take_the_jvm_route(spark: Any) -> None:
+    """The expressions' planning cost is paid only for inputs Spark estimates as large."""
+    small = spark.range(1000).selectExpr("id as k")
+    large = spark.range(100_000_000).selectExpr("id as k", "concat('value-', id) as v")
+    assert estimate_input_bytes(small) is not None
+    assert not is_large_input(small)
+    assert is_large_input(large)
