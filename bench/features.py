@@ -26,14 +26,13 @@ As in :mod:`bench.workloads`, every expected checksum is computed here with nump
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
 from bench import workloads as w
-from reference.io import LocalFileIO
-from reference.table import Table
 
 LOOKUP_OPTIONS = {**w.TABLE_OPTIONS, "changelog-producer": "lookup"}
 INDEX_COLUMN = "v"
@@ -68,34 +67,13 @@ SPARK_TYPES = {"v": "string", "x": "double"}
 # --------------------------------------------------------------------------------------------
 
 
-def create_table(
-    warehouse: str, name: str, options: dict[str, str], *, primary_key: bool = True
-) -> str:
-    """Create an empty table with W1's fields and ``options`` (through the reference)."""
-    root = w.table_root(warehouse, name)
-    keys = ["k"] if primary_key else []
-    Table.create(LocalFileIO(), root, w.FIELDS, primary_keys=keys, options=options)
-    return root
-
-
-def create_lookup_table(warehouse: str, name: str) -> str:
-    return create_table(warehouse, name, LOOKUP_OPTIONS)
-
-
-def create_index_table(warehouse: str, name: str) -> str:
-    return create_table(warehouse, name, INDEX_OPTIONS, primary_key=False)
-
-
-def create_partial_table(warehouse: str, name: str) -> str:
-    return create_table(warehouse, name, PARTIAL_OPTIONS)
-
-
-def create_aggregate_table(warehouse: str, name: str) -> str:
-    return create_table(warehouse, name, AGGREGATE_OPTIONS)
-
-
-def create_dv_table(warehouse: str, name: str) -> str:
-    return create_table(warehouse, name, DV_OPTIONS)
+create_lookup_table = partial(w.create_table, options=LOOKUP_OPTIONS)
+create_index_table = partial(w.create_table, options=INDEX_OPTIONS, primary_key=False)
+create_partial_table = partial(w.create_table, options=PARTIAL_OPTIONS)
+create_aggregate_table = partial(w.create_table, options=AGGREGATE_OPTIONS)
+create_dv_table = partial(w.create_table, options=DV_OPTIONS)
+"""``create_*(warehouse, name)``: each feature's empty table
+(:func:`bench.workloads.create_table`)."""
 
 
 # --------------------------------------------------------------------------------------------

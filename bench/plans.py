@@ -288,8 +288,9 @@ def point_query_plan(suite: Suite, engine: str, root: str) -> Plan:
     values = f.point_query_values(suite.rows)
     expected = f.expected_point_checksum(suite.rows)
     same_table = lambda: (root,)  # noqa: E731
+    paths = e.live_data_files(root)
     facts: dict[str, Any] = {
-        "files": len(e.live_data_files(root)),
+        "files": len(paths),
         "files_planned_by_reference": e.reference_planned_files(root, f.INDEX_COLUMN, values[0]),
     }
     if engine in SPARK_ENGINES:
@@ -308,6 +309,5 @@ def point_query_plan(suite: Suite, engine: str, root: str) -> Plan:
     elif engine == "pypaimon":
         run = each(e.pypaimon_point_query)
     else:
-        paths = e.live_data_files(root)
         run = each(lambda _root, value: e.floor_point_query(paths, value))
     return Plan(same_table, run, returned_checksum, expected, facts=facts)

@@ -491,10 +491,10 @@ def scaling(one: float, two: float, rows: int) -> tuple[bool, str]:
     return one / two >= SCALING_TARGET, figures
 
 
-def evaluate_targets(found: dict[Any, Result]) -> list[Target]:
+def evaluate_targets(found: dict[Any, Result], runs: Sequence[Run] = ()) -> list[Target]:
     """Every target of issue 10 at the largest size where it was measured (the figures
     column names the size: the write/read targets are stated for 10M rows, the reference
-    target for 1M)."""
+    target for 1M); the memory target from the fixed-split-size runs when there are some."""
     read, write, compaction = ("W1", "merge-read"), ("W1", "write"), ("W3", "full-compaction")
     runs_read = ("W1-runs", "merge-read")
     targets = []
@@ -554,7 +554,7 @@ def evaluate_targets(found: dict[Any, Result]) -> list[Target]:
     for key in (write, read):
         name = f"reference at least pypaimon's throughput, W1 {key[1]}"
         targets.append(pair_target(found, name, key, ("reference", "pypaimon"), no_slower))
-    targets.append(memory_target(found))
+    targets.append(split_memory_target(runs) or memory_target(found))
     return targets
 
 
@@ -631,10 +631,7 @@ def memory_target(found: dict[Any, Result]) -> Target:
 
 
 def section_targets(found: dict[Any, Result], runs: Sequence[Run]) -> list[str]:
-    targets = evaluate_targets(found)
-    split = split_memory_target(runs)
-    if split is not None:
-        targets = [t for t in targets if not t.name.startswith("spark_impl worker")] + [split]
+    targets = evaluate_targets(found, runs)
     body = [[t.name, f"**{t.status}**", t.detail] for t in targets]
     return [
         "## Targets (issue 10)\n",

@@ -176,22 +176,27 @@ def table_root(warehouse: str, name: str) -> str:
     return f"{warehouse}/{DATABASE}.db/{name}"
 
 
-def create_pk_table(warehouse: str, name: str) -> str:
-    """Create the empty W1 table (through the reference) and return its root."""
+def create_table(
+    warehouse: str, name: str, options: dict[str, str], *, primary_key: bool = True
+) -> str:
+    """Create an empty table with W1's fields and ``options`` (through the reference) and
+    return its root ``<warehouse>/bench.db/<name>``."""
     root = table_root(warehouse, name)
-    Table.create(LocalFileIO(), root, FIELDS, primary_keys=["k"], options=TABLE_OPTIONS)
+    keys = ["k"] if primary_key else []
+    Table.create(LocalFileIO(), root, FIELDS, primary_keys=keys, options=options)
     return root
+
+
+def create_pk_table(warehouse: str, name: str) -> str:
+    """The empty W1 table."""
+    return create_table(warehouse, name, TABLE_OPTIONS)
 
 
 def create_pk_runs_table(warehouse: str, name: str) -> str:
-    """Create the empty W1 table with ``write-only`` (no compaction while writing)."""
-    root = table_root(warehouse, name)
-    Table.create(LocalFileIO(), root, FIELDS, primary_keys=["k"], options=WRITE_ONLY_OPTIONS)
-    return root
+    """The empty W1 table with ``write-only`` (no compaction while writing)."""
+    return create_table(warehouse, name, WRITE_ONLY_OPTIONS)
 
 
 def create_append_table(warehouse: str, name: str) -> str:
-    """Create the empty W2 table and return its root."""
-    root = table_root(warehouse, name)
-    Table.create(LocalFileIO(), root, FIELDS, options=APPEND_OPTIONS)
-    return root
+    """The empty W2 table."""
+    return create_table(warehouse, name, APPEND_OPTIONS, primary_key=False)
