@@ -85,6 +85,23 @@ class CommitConflictError(PaimonKitError):
         self.retryable = retryable
 
 
+class PartialCommitError(CommitConflictError):
+    """A commit of several snapshots (a write's APPEND, then the COMPACT of the buckets it
+    wrote) of which the first landed and a later one failed.
+
+    The rows of ``landed`` are visible to every reader; what failed (``cause``) changed
+    nothing. A retry of the same batch must not write it again: Java relies on the commit
+    identifier (``FileStoreCommitImpl.filterCommitted``) for that; callers here read the ids
+    of the landed snapshots from this error."""
+
+    def __init__(
+        self, reason: str, *, landed: tuple[int, ...], cause: CommitConflictError
+    ) -> None:
+        super().__init__(reason, path=cause.path, retryable=False)
+        self.landed = landed
+        self.cause = cause
+
+
 # What low-level decoders (struct, json, fastavro, pyarrow, pyroaring) raise on bad bytes.
 _LOW_LEVEL_DECODE_ERRORS: tuple[type[BaseException], ...] = (
     struct.error,
