@@ -597,6 +597,7 @@ class S3FileIO:
         raise StorageError("conditional put did not settle", path=path)
 
     def _conditional_put_once(self, path: str, data: bytes) -> ConditionalPut:
+        client = self.client  # first: without boto3 this says to install the s3 extra
         from botocore.exceptions import (  # noqa: PLC0415
             BotoCoreError,
             ClientError,
@@ -606,7 +607,7 @@ class S3FileIO:
 
         bucket, key = split_s3_uri(path)
         try:
-            self.client.put_object(Bucket=bucket, Key=key, Body=data, IfNoneMatch="*")
+            client.put_object(Bucket=bucket, Key=key, Body=data, IfNoneMatch="*")
             return ConditionalPut.CREATED
         except ClientError as error:
             status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")

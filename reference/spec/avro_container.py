@@ -38,7 +38,11 @@ from typing import Any
 
 import cramjam
 import fastavro
-import zstandard
+
+try:  # Python 3.14 ships Zstandard; before it, the backport (the one fastavro also uses)
+    from compression import zstd  # type: ignore[import-not-found, unused-ignore]
+except ImportError:  # pragma: no cover - which branch runs depends on the Python version
+    from backports import zstd  # type: ignore[no-redef, unused-ignore]
 
 from reference.errors import PaimonFormatError, UnsupportedFeature
 from reference.spec.format_framing import AVRO_MAGIC
@@ -183,7 +187,7 @@ def _avro_compress(codec: str, data: bytes, zstd_level: int) -> bytes:
         return compressor.compress(data) + compressor.flush()
     if codec == "zstandard":
         # Java streams the block through a ZstdOutputStream: no content size in the frame.
-        stream = zstandard.ZstdCompressor(level=zstd_level).compressobj()
+        stream = zstd.ZstdCompressor(level=zstd_level)
         return bytes(stream.compress(data) + stream.flush())
     if codec == "snappy":
         crc = zlib.crc32(data).to_bytes(_SNAPPY_CRC_SIZE, "big")
@@ -201,7 +205,7 @@ def _avro_decompress(codec: str, data: bytes) -> bytes:
     if codec == "deflate":
         return zlib.decompress(data, _RAW_DEFLATE_WINDOW_BITS)
     if codec == "zstandard":
-        return bytes(zstandard.ZstdDecompressor().decompressobj().decompress(data))
+        return bytes(zstd.decompress(data))
     if codec == "snappy":
         payload, crc = data[:-_SNAPPY_CRC_SIZE], data[-_SNAPPY_CRC_SIZE:]
         raw = bytes(cramjam.snappy.decompress_raw(payload))
