@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import operator
 import random
 import time
@@ -53,6 +54,9 @@ from typing import Any, NamedTuple
 from reference import layout
 from reference.errors import (
     CommitConflictError,
+    PaimonKitError,
+    PartialCommitError,
+    SnapshotNotFoundError,
     SpecViolation,
     StorageError,
     UnsupportedFeature,
@@ -71,6 +75,7 @@ from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import CommitKind, Snapshot
 from reference.spec.stats import SimpleStats
 from spark_impl.plan import (
+    find_earliest_snapshot_id,
     find_latest_snapshot_id,
     latest_schema_id,
     read_manifest,
@@ -87,6 +92,7 @@ NANOS_PER_SECOND = 1_000_000_000
 JITTER = 0.2
 MAX_REPORTED = 10
 KNOWN_INDEX_TYPES = frozenset({mf.HASH_INDEX_TYPE, mf.DELETION_VECTORS_INDEX_TYPE})
+LOG = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------------------------
 # The latest state
@@ -625,6 +631,41 @@ def retry_wait(options: Any, attempt_number: int) -> float:
     return wait + random.uniform(0.0, wait * JITTER)
 
 
+def create_snapshot_file(
+    file_io: FileIO, table_root: str, snapshot: Snapshot, uncertain: dict[str, int]
+) -> bool:
+    """Create the snapshot file: True if this call created it, False if another commit had
+    the name. When the call fails the outcome is unknown (the store may have created the file
+    before the failure reached us): the attempt is remembered in ``uncertain`` (by its delta
+    manifest list, unique to the attempt) and its meta files are kept, so that the snapshot
+    is whole if it did land; :func:`find_own_snapshot` settles it before the next attempt."""
+    payload = snap.encode_snapshot(snapshot).encode("utf-8")
+    path = layout.snapshot_path(table_root, snapshot.id)
+    try:
+        return file_io.create_exclusive(path, payload)
+    except StorageError as error:
+        LOG.warning("creating %s failed, its outcome is unknown: %s", path, error)
+        uncertain[snapshot.delta_manifest_list] = snapshot.id
+        return False
+
+
+def find_own_snapshot(
+    file_io: FileIO, table_root: str, uncertain: Mapping[str, int], latest: Snapshot | None
+) -> Snapshot | None:
+    """The snapshot one of the ``uncertain`` attempts created after all, if any (Java's
+    ``filterCommitted`` before a retry, narrowed to this commit's own attempts)."""
+    if not uncertain or latest is None:
+        return None
+    for snapshot_id in range(min(uncertain.values()), latest.id + 1):
+        try:
+            candidate = read_snapshot(file_io, table_root, snapshot_id)
+        except SnapshotNotFoundError:
+            continue
+        if uncertain.get(candidate.delta_manifest_list) == candidate.id:
+            return candidate
+    return None
+
+
 def publish(
     file_io: FileIO,
     table_root: str,
@@ -634,30 +675,42 @@ def publish(
     identifier: int,
     max_retries: int | None,
 ) -> Snapshot:
-    """Create the next snapshot for ``part_for``; re-plan and retry on a lost race."""
+    """Create the next snapshot for ``part_for``; re-plan and retry on a lost race or on a
+    snapshot write whose outcome is unknown (never creating a second snapshot for it)."""
     attempt_number = 0
+    uncertain: dict[str, int] = {}
     while True:
         latest = read_latest_snapshot(file_io, table_root)
+        own = find_own_snapshot(file_io, table_root, uncertain, latest)
+        if own is not None:
+            publish_hints(file_io, table_root, own.id)
+            return own
         schema = read_latest_schema(file_io, table_root)
         part = part_for(latest)
         ensure_no_conflict(file_io, table_root, schema, latest, part)
         attempt = Attempt(file_io, table_root, schema)
         try:
             snapshot = build_snapshot(attempt, latest, part, user, identifier)
-            payload = snap.encode_snapshot(snapshot).encode("utf-8")
-            won = file_io.create_exclusive(layout.snapshot_path(table_root, snapshot.id), payload)
         except BaseException:
             attempt.discard()
             raise
-        if won:
+        if create_snapshot_file(file_io, table_root, snapshot, uncertain):
             publish_hints(file_io, table_root, snapshot.id)
             return snapshot
-        attempt.discard()
+        if snapshot.delta_manifest_list not in uncertain:
+            attempt.discard()
         options = schema.core_options
         allowed = options.get("commit.max-retries") if max_retries is None else max_retries
         if attempt_number >= allowed:
+            own = find_own_snapshot(
+                file_io, table_root, uncertain, read_latest_snapshot(file_io, table_root)
+            )
+            if own is not None:
+                publish_hints(file_io, table_root, own.id)
+                return own
+            unknown = " (the outcome of some attempts is unknown)" if uncertain else ""
             raise CommitConflictError(
-                "gave up: other commits kept creating the next snapshot first",
+                f"gave up: other commits kept creating the next snapshot first{unknown}",
                 path=table_root,
                 retryable=True,
             )
@@ -742,6 +795,152 @@ def overwrite_part(io: FileIO, root: str, append: Part, request: Overwrite) -> P
     return part_for
 
 
+def find_committed(
+    file_io: FileIO, table_root: str, user: str, identifier: int
+) -> tuple[Snapshot, ...] | None:
+    """The snapshots ``user`` committed with ``identifier``, or ``None`` when that identifier
+    is not committed yet (Java ``FileStoreCommitImpl.filterCommitted``: committed when the
+    user's latest snapshot has an identifier at least as large). Scans from the latest
+    snapshot down to the user's last snapshot with a smaller identifier."""
+    latest = find_latest_snapshot_id(file_io, table_root)
+    earliest = find_earliest_snapshot_id(file_io, table_root)
+    if latest is None or earliest is None:
+        return None
+    found: list[Snapshot] = []
+    newest_of_user: int | None = None
+    for snapshot_id in range(latest, earliest - 1, -1):
+        try:
+            snapshot = read_snapshot(file_io, table_root, snapshot_id)
+        except SnapshotNotFoundError:
+            break  # expired while we looked: older ones are gone too
+        if snapshot.commit_user != user:
+            continue
+        newest_of_user = snapshot.commit_identifier if newest_of_user is None else newest_of_user
+        if snapshot.commit_identifier < identifier:
+            break
+        if snapshot.commit_identifier == identifier:
+            found.append(snapshot)
+    if newest_of_user is None or newest_of_user < identifier:
+        return None
+    return tuple(reversed(found))
+
+
+class CommitOutcome(NamedTuple):
+    """What one commit did, for callers that must tell their user exactly what landed."""
+
+    snapshots: tuple[Snapshot, ...]
+    """The snapshots this call created (APPEND or OVERWRITE first, then COMPACT)."""
+    earlier: tuple[Snapshot, ...] | None = None
+    """Not ``None``: the user had committed this identifier already (a retry of the same job);
+    this call committed nothing and these are the snapshots found of the earlier run."""
+    dropped: PaimonKitError | None = None
+    """Not ``None``: the compaction was dropped for this reason (``optional_compaction``)."""
+
+
+def plan_steps(
+    file_io: FileIO,
+    root: str,
+    messages: Sequence[CommitMessage],
+    overwrite: Overwrite | None,
+) -> tuple[list[PartFor], Part]:
+    """The first snapshot's part (APPEND or OVERWRITE; none when it has no changes) and the
+    COMPACT part of ``messages``."""
+    append, compact = split_parts(messages)
+    if overwrite is not None:
+        first = overwrite_part(file_io, root, append, overwrite)
+        return ([first] if first is not None else []), compact._replace(changelog=())
+    return ([lambda _latest: append] if has_changes(append) else []), compact
+
+
+def check_compaction(
+    file_io: FileIO, root: str, steps: Sequence[PartFor], compact: Part
+) -> CommitConflictError | None:
+    """The up-front check of the COMPACT part against the latest snapshot plus the first
+    part: its conflict, so that nothing is published when the compaction cannot follow."""
+    latest = read_latest_snapshot(file_io, root)
+    schema = read_latest_schema(file_io, root)
+    pending = steps[0](latest).table if steps else ()
+    try:
+        ensure_no_conflict(file_io, root, schema, latest, compact, pending=pending)
+    except CommitConflictError as error:
+        return error
+    return None
+
+
+def as_conflict(error: PaimonKitError, root: str) -> CommitConflictError:
+    if isinstance(error, CommitConflictError):
+        return error
+    reason = f"the COMPACT snapshot was not committed: {type(error).__name__}: {error}"
+    return CommitConflictError(reason, path=root, retryable=True)
+
+
+def commit_write(
+    file_io: FileIO,
+    table_root: str,
+    messages: Sequence[CommitMessage],
+    *,
+    overwrite: Overwrite | None = None,
+    commit_user: str | None = None,
+    commit_identifier: int = BATCH_COMMIT_IDENTIFIER,
+    max_retries: int | None = None,
+    optional_compaction: bool = False,
+) -> CommitOutcome:
+    """Commit ``messages`` as at most two snapshots (APPEND or OVERWRITE, then COMPACT) and
+    say exactly what landed.
+
+    * A ``commit_user`` and a ``commit_identifier`` other than the batch one, given by the
+      caller, make the commit idempotent: when that user has committed that identifier already (the same job run again after an unknown
+      outcome), nothing is committed and :attr:`CommitOutcome.earlier` names what landed
+      then. Without one, a fresh user is drawn and only this call's own attempts are checked
+      (:func:`publish`).
+    * The compaction is the part that can lose: its conflicts are checked before anything is
+      published, and again when it is published after the first snapshot. With
+      ``optional_compaction`` a losing compaction is dropped (:attr:`CommitOutcome.dropped`;
+      its output files are then referenced by no snapshot); without it, a conflict before
+      anything landed raises :class:`CommitConflictError`, and one after the first snapshot
+      landed raises :class:`PartialCommitError` naming the landed snapshot.
+    """
+    root = table_root.rstrip("/")
+    if commit_user is not None and commit_identifier != BATCH_COMMIT_IDENTIFIER:
+        earlier = find_committed(file_io, root, commit_user, commit_identifier)
+        if earlier is not None:
+            return CommitOutcome((), earlier)
+    user = commit_user or str(uuid.uuid4())
+    steps, compact = plan_steps(file_io, root, messages, overwrite)
+    dropped: PaimonKitError | None = None
+    if has_changes(compact):
+        dropped = check_compaction(file_io, root, steps, compact)
+        if dropped is not None and not (optional_compaction and steps):
+            raise dropped
+        steps += [] if dropped is not None else [lambda _latest: compact]
+    published: list[Snapshot] = []
+    for step in steps:
+        try:
+            published.append(
+                publish(
+                    file_io,
+                    root,
+                    step,
+                    user=user,
+                    identifier=commit_identifier,
+                    max_retries=max_retries,
+                )
+            )
+        except PaimonKitError as error:
+            if not published:
+                raise
+            if optional_compaction:
+                return CommitOutcome(tuple(published), None, error)
+            landed = tuple(s.id for s in published)
+            raise PartialCommitError(
+                f"snapshot {landed[0]} ({published[0].commit_kind.value}) landed, the "
+                f"compaction after it failed: {error}",
+                landed=landed,
+                cause=as_conflict(error, root),
+            ) from error
+    return CommitOutcome(tuple(published), None, dropped)
+
+
 def commit(
     file_io: FileIO,
     table_root: str,
@@ -754,45 +953,37 @@ def commit(
     commit_identifier: int = BATCH_COMMIT_IDENTIFIER,
     max_retries: int | None = None,
 ) -> list[Snapshot]:
-    """Commit ``messages`` as at most two snapshots (APPEND or OVERWRITE, then COMPACT).
+    """Commit ``messages`` as at most two snapshots (APPEND or OVERWRITE, then COMPACT); see
+    :func:`commit_write` (compaction required: a compaction failing after the first snapshot
+    landed raises :class:`PartialCommitError`; an identifier committed earlier returns the
+    snapshots of that earlier commit).
 
     ``overwrite`` is ``None`` for a normal commit, else the static partition spec (``{}``: the
     whole table; ignored by a dynamic partition overwrite). ``dynamic_overwrite`` overrides the
     table's ``dynamic-partition-overwrite`` (a write option); ``overwrite_partitions``, with
     ``overwrite``, names the partitions replaced instead."""
-    root = table_root.rstrip("/")
-    user = commit_user or str(uuid.uuid4())
-    append, compact = split_parts(messages)
-    steps: list[PartFor] = []
-    if overwrite is not None:
-        compact = compact._replace(changelog=())
-        request = Overwrite(overwrite, dynamic_overwrite, overwrite_partitions)
-        first = overwrite_part(file_io, root, append, request)
-        steps += [first] if first is not None else []
-    elif has_changes(append):
-        steps.append(lambda _latest: append)
-    if has_changes(compact):
-        latest = read_latest_snapshot(file_io, root)
-        schema = read_latest_schema(file_io, root)
-        pending = steps[0](latest).table if steps else ()
-        ensure_no_conflict(file_io, root, schema, latest, compact, pending=pending)
-        steps.append(lambda _latest: compact)
-    return [
-        publish(
-            file_io, root, step, user=user, identifier=commit_identifier, max_retries=max_retries
-        )
-        for step in steps
-    ]
+    request = (
+        None if overwrite is None else Overwrite(overwrite, dynamic_overwrite, overwrite_partitions)
+    )
+    outcome = commit_write(
+        file_io,
+        table_root,
+        messages,
+        overwrite=request,
+        commit_user=commit_user,
+        commit_identifier=commit_identifier,
+        max_retries=max_retries,
+    )
+    return list(outcome.snapshots if outcome.earlier is None else outcome.earlier)
 
 
-def delete_message_files(
-    file_io: FileIO,
+def message_file_paths(
     table_root: str,
     messages: Sequence[CommitMessage],
     bucket_dirs: Callable[[CommitMessage], str],
-) -> None:
-    """Best-effort removal of the files of messages that will not be committed (abort). Files
-    of the base snapshot that a compaction read or only moved to another level are kept."""
+) -> list[str]:
+    """The files ``messages`` made (data, changelog, compaction output, index files). Files
+    of the base snapshot that a compaction read or only moved to another level are not."""
     paths: list[str] = []
     for message in messages:
         written = {m.file_name for m in message.data.new_files}
@@ -812,6 +1003,84 @@ def delete_message_files(
         paths += [
             layout.index_file_path(table_root, f.file_name) for f in message.index.new_index_files
         ]
-    for path in paths:
+    return paths
+
+
+def _names_of_snapshot(
+    file_io: FileIO, table_root: str, snapshot: Snapshot, seen: set[str], names: set[str]
+) -> None:
+    """Add to ``names`` every data and index file ``snapshot`` references (its base, delta
+    and changelog manifests and its index manifest); ``seen``: manifests read already."""
+    lists = (
+        snapshot.base_manifest_list,
+        snapshot.delta_manifest_list,
+        snapshot.changelog_manifest_list,
+    )
+    for list_name in (name for name in lists if name is not None):
+        for meta in read_manifest_list(file_io, table_root, list_name):
+            if meta.file_name not in seen:
+                seen.add(meta.file_name)
+                entries = read_manifest(file_io, table_root, meta.file_name)
+                names.update(e.file.file_name for e in entries)
+                names.update(extra for e in entries for extra in e.file.extra_files)
+    names.update(e.index_file.file_name for e in read_index_entries(file_io, table_root, snapshot))
+
+
+def read_referenced_names(file_io: FileIO, table_root: str, since: int | None) -> set[str]:
+    """The names of the files referenced by any snapshot newer than ``since`` (``None``:
+    every snapshot). A file a write made can only be referenced by a snapshot committed after
+    the write began, so ``since`` is the latest snapshot id when it began."""
+    latest = find_latest_snapshot_id(file_io, table_root)
+    earliest = find_earliest_snapshot_id(file_io, table_root)
+    if latest is None or earliest is None:
+        return set()
+    first = earliest if since is None else max(earliest, since + 1)
+    seen: set[str] = set()
+    names: set[str] = set()
+    for snapshot_id in range(first, latest + 1):
+        try:
+            snapshot = read_snapshot(file_io, table_root, snapshot_id)
+        except SnapshotNotFoundError:
+            continue  # expired meanwhile: its live files are in the newer snapshots
+        _names_of_snapshot(file_io, table_root, snapshot, seen, names)
+    return names
+
+
+def delete_unreferenced(
+    file_io: FileIO, table_root: str, paths: Sequence[str], *, since: int | None = None
+) -> list[str]:
+    """Delete those of ``paths`` that no published snapshot references and return them.
+
+    Checked against the snapshots on the store, never against what the writer believes
+    landed: Spark calls ``abort`` after a ``commit`` that raised, and a commit can raise after
+    one of its snapshots landed. When the snapshots cannot be read, nothing is deleted (the
+    orphan-file cleaner removes the files later)."""
+    if not paths:
+        return []
+    root = table_root.rstrip("/")
+    try:
+        referenced = read_referenced_names(file_io, root, since)
+    except PaimonKitError as error:
+        LOG.warning(
+            "keeping %d written files of %s: snapshots unreadable: %s", len(paths), root, error
+        )
+        return []
+    doomed = [path for path in paths if path.rpartition("/")[2] not in referenced]
+    for path in doomed:
         with contextlib.suppress(StorageError):
             file_io.delete(path)
+    return doomed
+
+
+def delete_message_files(
+    file_io: FileIO,
+    table_root: str,
+    messages: Sequence[CommitMessage],
+    bucket_dirs: Callable[[CommitMessage], str],
+    *,
+    since: int | None = None,
+) -> list[str]:
+    """Best-effort removal of the files ``messages`` made that no snapshot newer than
+    ``since`` references (abort, a dropped compaction, a job already committed)."""
+    paths = message_file_paths(table_root, messages, bucket_dirs)
+    return delete_unreferenced(file_io, table_root, paths, since=since)

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -70,13 +71,20 @@ from reference.spec.data import Timestamp, days_from_date
 from reference.spec.predicate import And, Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl import format_table, stream
-from spark_impl.commit import commit, delete_message_files
+from spark_impl.commit import (
+    BATCH_COMMIT_IDENTIFIER,
+    CommitOutcome,
+    Overwrite,
+    commit_write,
+    delete_message_files,
+)
 from spark_impl.compact import compact_after_write
 from spark_impl.plan import (
     ReadPlan,
     Split,
     TimeTravel,
     compute_bucket_dir,
+    find_latest_snapshot_id,
     plan_read,
     resolve_read_schema,
 )
@@ -94,6 +102,9 @@ FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 ROW_KIND_OPTION = "read.row-kind"
 DYNAMIC_OVERWRITE_OPTION = "dynamic-partition-overwrite"
 STATIC_PARTITION_OPTION = "static-partition"
+COMMIT_USER_OPTION = "commit.user"
+COMMIT_IDENTIFIER_OPTION = "commit.identifier"
+LOG = logging.getLogger(__name__)
 STRING_TYPE = t.VarCharType(t.MAX_LENGTH)
 BOOLEAN_TEXTS = ("true", "false")
 ROW_KIND_COLUMN = stream.ROW_KIND_COLUMN
@@ -158,6 +169,16 @@ def parse_static_partition(options: Mapping[str, str], schema: TableSchema) -> d
         else v
         for k, v in spec.items()
     }
+
+
+def parse_commit_identifier(options: Mapping[str, str]) -> int:
+    """The ``commit.identifier`` write option (default: the batch identifier)."""
+    text = options.get(COMMIT_IDENTIFIER_OPTION)
+    if text is None:
+        return BATCH_COMMIT_IDENTIFIER
+    if not text.strip().isdigit():
+        raise InvalidOptionError(COMMIT_IDENTIFIER_OPTION, text, "expected a non-negative integer")
+    return int(text)
 
 
 def table_path(options: Mapping[str, str]) -> str:
@@ -447,15 +468,42 @@ class PaimonCommitMessage(WriterCommitMessage):
 
 
 class PaimonWriter(DataSourceArrowWriter):
-    """Tasks write files; the driver commits (two-phase commit)."""
+    """Tasks write files; the driver commits (two-phase commit).
+
+    What the user is told (issue 18: a write told FAILED whose APPEND snapshot had landed,
+    then Spark's ``abort`` deleted that snapshot's files):
+
+    * *The data snapshot landed: the write succeeded.* A write commits an APPEND (or
+      OVERWRITE) snapshot, then the COMPACT snapshot of the buckets it wrote. Compaction is
+      an optimisation: when it loses a conflict with a concurrent commit (before or after the
+      APPEND landed) it is dropped with a warning naming the table, the landed snapshot and
+      the conflict; its output files, referenced by no snapshot, are deleted. ``save()``
+      returns normally and the rows are committed. A compaction job
+      (``spark_impl.jobs.compact``) still fails on a conflict.
+    * *``save()`` raised: nothing of the write is visible.* The commit raises only when its
+      data snapshot did not land (conflict, retries exhausted, storage failure); Spark then
+      calls :meth:`abort`.
+    * *``abort`` deletes only files no published snapshot references*, checked against the
+      snapshots committed since the write began, never against what the writer believes.
+    * *Retrying the same job is safe.* The write options ``commit.user`` (a name stable
+      across retries of one job) and ``commit.identifier`` (an increasing number per write of
+      that user; both are needed) make the commit idempotent, as Java's ``filterCommitted``:
+      a run whose identifier that user committed already (the driver died after the snapshot
+      was written, or the job was resubmitted) commits nothing, deletes the files it wrote
+      and succeeds. Without them every write draws a fresh commit user; a commit still never
+      creates two snapshots for one attempt whose outcome was unknown.
+    """
 
     def __init__(self, options: dict[str, str], overwrite: bool) -> None:
 
         self.options = options
         self.overwrite = overwrite
-        self.plan = plan_write(
-            open_file_io(options), table_path(options), options, overwrite=overwrite
-        )
+        file_io = open_file_io(options)
+        self.since = find_latest_snapshot_id(file_io, table_path(options).rstrip("/"))
+        """The latest snapshot when the write began: only newer ones can hold its files."""
+        self.commit_user = options.get(COMMIT_USER_OPTION) or None
+        self.commit_identifier = parse_commit_identifier(options)
+        self.plan = plan_write(file_io, table_path(options), options, overwrite=overwrite)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
         from pyspark import TaskContext  # noqa: PLC0415
@@ -484,24 +532,53 @@ class PaimonWriter(DataSourceArrowWriter):
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
 
         file_io = open_file_io(self.options)
-        root = table_path(self.options)
-        uncompacted = compact_after_write(
-            file_io, root, self._messages(messages, False), overwrite=self.overwrite
-        )
-        collected = self._messages(messages, True) + uncompacted
+        root = table_path(self.options).rstrip("/")
+        collected = self._messages(messages, True)
+        try:
+            collected += compact_after_write(
+                file_io, root, self._messages(messages, False), overwrite=self.overwrite
+            )
+            outcome = self._commit(file_io, root, collected)
+        except BaseException:
+            self._delete_unreferenced(file_io, root, collected)  # the driver's compaction
+            raise
+        if outcome.dropped is not None:
+            landed = ", ".join(str(s.id) for s in outcome.snapshots)
+            LOG.warning(
+                "%s: the write committed snapshot %s; its compaction was dropped: %s",
+                root,
+                landed,
+                outcome.dropped,
+            )
+        if outcome.earlier is not None:
+            LOG.warning(
+                "%s: commit user %s committed identifier %d already (snapshots %s): this run "
+                "commits nothing",
+                root,
+                self.commit_user,
+                self.commit_identifier,
+                [s.id for s in outcome.earlier],
+            )
+        if outcome.dropped is not None or outcome.earlier is not None:
+            self._delete_unreferenced(file_io, root, collected)
+
+    def _commit(self, file_io: FileIO, root: str, collected: list[CommitMessage]) -> CommitOutcome:
         static = parse_static_partition(self.options, self.plan.schema) if self.overwrite else {}
-        commit(
+        dynamic = False if static else parse_dynamic_overwrite(self.options)
+        return commit_write(
             file_io,
             root,
             collected,
-            overwrite=static if self.overwrite else None,
-            dynamic_overwrite=False if static else parse_dynamic_overwrite(self.options),
+            overwrite=Overwrite(static, dynamic) if self.overwrite else None,
+            commit_user=self.commit_user,
+            commit_identifier=self.commit_identifier,
+            optional_compaction=True,
         )
 
-    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
-
-        file_io = open_file_io(self.options)
-        root = table_path(self.options)
+    def _delete_unreferenced(
+        self, file_io: FileIO, root: str, messages: list[CommitMessage]
+    ) -> list[str]:
+        """Delete the files ``messages`` made that no snapshot since the write began holds."""
         schema = self.plan.schema
         types = [f.type for f in schema.partition_type.fields]
 
@@ -509,7 +586,15 @@ class PaimonWriter(DataSourceArrowWriter):
             partition = deserialize_binary_row(message.partition, types)
             return compute_bucket_dir(root, schema, partition, message.bucket)
 
-        delete_message_files(file_io, root, self._messages(messages), directory)
+        return delete_message_files(file_io, root, messages, directory, since=self.since)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        """Spark's abort (a task or ``commit`` failed): delete the files the tasks made that
+        no published snapshot references (a commit may have raised after its snapshot
+        landed; Spark calls this in another process, so the snapshots are the only truth)."""
+        file_io = open_file_io(self.options)
+        root = table_path(self.options).rstrip("/")
+        self._delete_unreferenced(file_io, root, self._messages(messages))
 
 
 # --------------------------------------------------------------------------------------------
