@@ -257,5 +257,7 @@ def test_the_dropped_compaction_is_logged(
     rival_between_append_and_compact(lambda: spark_commit(second, second_messages))
     with caplog.at_level(logging.WARNING, logger="spark_impl"):
         spark_commit(first, first_messages)
-    assert any("compaction" in r.getMessage() and "dropped" in r.getMessage() for r in caplog.records)
+    assert any(
+        "compaction" in r.getMessage() and "dropped" in r.getMessage() for r in caplog.records
+    )
     assert isinstance(first_messages[0], PaimonCommitMessage)
