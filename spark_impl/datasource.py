@@ -32,11 +32,15 @@ snapshot in full, then each new snapshot's changes, with a ``_ROW_KIND`` column
 every row ``+I``).
 
 Planning (:func:`spark_impl.plan.plan_read`) runs when Spark asks for partitions: one
-:class:`SplitPartition` per split. Filters Spark pushes (``pushFilters``, enabled by
-:func:`register` through ``spark.sql.python.filterPushdown.enabled``) are translated to Paimon
-predicates and used only to prune manifests and files (partition values, statistics, embedded
-file indexes) and, in the tasks, to skip files or rows their ``.index`` files rule out; every
-filter is handed back to Spark, which still applies it to the rows.
+:class:`SplitPartition` per split of the latest (or time-travelled) snapshot. It depends on the
+table and the options only, never on a query's filters: Spark (4.3, ``PythonScanBuilder``)
+keeps the partitions and read function planned during filter pushdown on the relation's
+provider (``PythonDataSourceV2.setReadInfo``) and hands them to every later scan of that
+DataFrame or view that pushes no filter Python can see (no filter, or only ``OR`` and other
+expressions), so a plan pruned by one query's filters would silently drop rows from the next.
+``pushFilters`` hands every filter back and records nothing; Spark applies the filters to the
+rows. :func:`to_predicate` translates filters for callers that plan themselves
+(``plan_read(predicate=...)``).
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.casts import cast_value
 from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
-from reference.spec.predicate import And, Leaf, Predicate, PredicateOp
+from reference.spec.predicate import Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl import format_table, stream
 from spark_impl.commit import (
@@ -290,12 +294,6 @@ def to_predicate(spark_filter: Any, types: Mapping[str, t.DataType]) -> Predicat
     return None
 
 
-def combine_predicates(predicates: list[Predicate]) -> Predicate | None:
-    if not predicates:
-        return None
-    return predicates[0] if len(predicates) == 1 else And(tuple(predicates))
-
-
 # --------------------------------------------------------------------------------------------
 # The data source
 # --------------------------------------------------------------------------------------------
@@ -303,13 +301,12 @@ def combine_predicates(predicates: list[Predicate]) -> Predicate | None:
 
 @dataclass(frozen=True)
 class SplitPartition(InputPartition):
-    """One split, the schemas (JSON) needed to read it and the pushed predicate (for the
-    files' indexes)."""
+    """One split and the schemas (JSON) needed to read it: the whole of what a task reads, so
+    a plan Spark reuses for another scan still reads the same rows."""
 
     split: Split
     schema_json: str
     file_schema_jsons: Mapping[int, str]
-    predicate: Predicate | None = None
 
 
 class PaimonDataSource(DataSource):
@@ -356,42 +353,36 @@ def to_output_batches(table: pa.Table, spark_schema: StructType) -> Iterator[pa.
 
 
 class PaimonReader(DataSourceReader):
+    """Reads one snapshot in splits; planning is a function of the options alone.
+
+    Spark keeps the partitions this reader plans on the relation and reuses them for later
+    scans that push no filter (see the module docstring), so nothing a query pushes may change
+    them: the reader holds no per-query state.
+    """
+
     def __init__(self, options: dict[str, str], schema: StructType) -> None:
         self.options = options
         self.spark_schema = schema
-        self.predicates: list[Predicate] = []
 
     def pushFilters(self, filters: list[Any]) -> Iterable[Any]:
-        """Keep a pruning predicate for each filter that translates; hand every filter back."""
-        types = {f.name: f.type for f in self._schema().fields}
-        for spark_filter in filters:
-            predicate = to_predicate(spark_filter, types)
-            if predicate is not None:
-                self.predicates.append(predicate)
-            yield spark_filter
-
-    def _schema(self) -> TableSchema:
-        _, schema_json = resolve_read_schema(
-            open_file_io(self.options), table_path(self.options), parse_time_travel(self.options)
-        )
-        return decode_schema(schema_json)
+        """Hand every filter back (Spark applies them all): a plan pruned by one query's
+        filters would be reused by the next query on the same DataFrame or view."""
+        return filters
 
     def plan(self) -> ReadPlan:
+        """The splits of the snapshot the options select (no pruning predicate)."""
         return plan_read(
-            open_file_io(self.options),
-            table_path(self.options),
-            parse_time_travel(self.options),
-            predicate=combine_predicates(self.predicates),
+            open_file_io(self.options), table_path(self.options), parse_time_travel(self.options)
         )
 
     def partitions(self) -> list[SplitPartition]:
+        """One partition per split, each carrying its schemas."""
         plan = self.plan()
         return [
             SplitPartition(
                 split,
                 plan.schema_json,
                 {f.schema_id: plan.file_schema_jsons[f.schema_id] for f in split.files},
-                plan.predicate,
             )
             for split in plan.splits
         ]
@@ -403,13 +394,7 @@ class PaimonReader(DataSourceReader):
         partition = cast(SplitPartition, partition)
         schema = decode_schema(partition.schema_json)
         file_schemas = {i: decode_schema(j) for i, j in partition.file_schema_jsons.items()}
-        table = read_split(
-            open_file_io(self.options),
-            partition.split,
-            schema,
-            file_schemas,
-            predicate=partition.predicate,
-        )
+        table = read_split(open_file_io(self.options), partition.split, schema, file_schemas)
         if ROW_KIND_COLUMN in self.spark_schema.fieldNames():
             table = stream.with_row_kinds(table, np.zeros(table.num_rows, dtype=np.int64))
         yield from to_output_batches(table, self.spark_schema)
