@@ -47,6 +47,7 @@ from reference.spec.file_format import (
     parse_file_format,
     rows_to_arrow,
 )
+from reference.spec.orc_timestamps import apply_orc_timestamp_rule, read_range_of
 from reference.spec.predicate import Predicate
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.changelog import is_lookup_merge, select_lookup_candidates
@@ -72,6 +73,7 @@ def read_data_file(file_io: FileIO, path: str, fields: Sequence[t.DataField]) ->
                 return conform_arrow_table(table, fields)
             if fmt is FileFormat.ORC:
                 table = pa_orc.ORCFile(source).read(columns=[f.name for f in fields])
+                table = apply_orc_timestamp_rule(table, *read_range_of(source))
                 return conform_arrow_table(table, fields)
             return decode_data_file(source, fmt, fields)
         finally:

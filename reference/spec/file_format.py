@@ -49,7 +49,10 @@ Three representations meet here:
     ``timestamp with local time zone``. pyarrow writes STRING for CHAR/VARCHAR (Java writes
     ``char(n)``/``varchar(n)``) and cannot store Paimon >= 1.0's ``paimon.id`` attributes.
     pyarrow reads every ORC timestamp as nanoseconds, so ORC timestamps outside 1677..2262
-    cannot be read exactly (not detectable from Python).
+    cannot be read exactly (not detectable from Python). Java writes TIMESTAMP as wall clock
+    of the JVM's zone, which the file records; pyarrow's ORC library compensates pre-1970
+    fractions after converting that zone to UTC, which :mod:`reference.spec.orc_timestamps`
+    puts right (Java and ORC compensate first).
   - Avro: Java's ``AvroSchemaConverter`` mapping (:func:`compute_avro_schema`); Java rejects
     TIME(p > 3) and TIMESTAMP(p > 6) in Avro, and so do we.
 
@@ -107,6 +110,7 @@ from reference.spec.format_framing import (
     check_parquet_framing,
 )
 from reference.spec.orc_decoding import decode_orc_table
+from reference.spec.orc_timestamps import apply_orc_timestamp_rule, read_range_of
 
 
 class FileFormat(Enum):
@@ -1029,11 +1033,15 @@ def _decode_parquet(source: DataSource, fields: Sequence[t.DataField]) -> pa.Tab
 
 
 def _decode_orc(source: DataSource, fields: Sequence[t.DataField]) -> pa.Table:
-    table = decode_orc_table(_source_bytes(source))
+    """pyarrow's decoding, with TIMESTAMP values compensated before the writer zone's
+    conversion (:mod:`reference.spec.orc_timestamps`)."""
+    data = _source_bytes(source)
+    table = decode_orc_table(data)
     _missing_columns(table.column_names, fields)
     if not fields:
         return _empty_table(table.num_rows)
-    return table.select([f.name for f in fields])
+    selected = table.select([f.name for f in fields])
+    return apply_orc_timestamp_rule(selected, *read_range_of(data))
 
 
 def compute_avro_record_schema(writer_schema: Any) -> dict[str, Any]:
