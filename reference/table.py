@@ -146,9 +146,30 @@ class Table:
         kinds: Sequence[RowKind] | None = None,
         *,
         overwrite: Mapping[str, Value] | None = None,
+        commit_user: str | None = None,
+        identifier: int | None = None,
     ) -> list[Snapshot]:
-        """Write and commit one batch as Java's batch writer does: the written buckets of a
-        primary-key table are compacted before the commit (``store.compact``)."""
+        """Write and commit one batch as Java's batch writer does: the written buckets are
+        compacted before the commit (``store.compact``), so a commit makes an APPEND (or
+        OVERWRITE) snapshot and then a COMPACT snapshot.
+
+        Whatever fails, the caller learns what landed. When the APPEND landed and the COMPACT
+        failed (another writer's commit took its files, or the store failed), a
+        :class:`reference.errors.PartialCommitError` names the landed snapshot ids: the rows
+        are committed (a table whose reads skip level 0, such as one with deletion vectors,
+        shows them after its next compaction), and writing them again would duplicate them.
+        For retries that need no inspection, give a ``commit_user`` and an ``identifier``
+        (increasing per user, as Java's streaming writers do): a batch whose identifier the
+        user already committed is skipped before anything is written, and ``[]`` returned
+        (Java ``FileStoreCommitImpl.filterCommitted``). Other errors mean nothing landed."""
+        if identifier is not None and commit_user is None:
+            raise ValueError("a commit identifier needs the commit_user it belongs to")
+        if (
+            commit_user is not None
+            and identifier is not None
+            and store_commit.is_committed(self.file_io, self.root, commit_user, identifier)
+        ):
+            return []
         is_overwrite = overwrite is not None
         messages = compact_after_write(
             self.file_io,
@@ -156,7 +177,9 @@ class Table:
             self.write(rows, kinds, overwrite=is_overwrite),
             overwrite=is_overwrite,
         )
-        return self.commit(messages, overwrite=overwrite)
+        return self.commit(
+            messages, commit_user=commit_user, identifier=identifier, overwrite=overwrite
+        )
 
     def compact(
         self,

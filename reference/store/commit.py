@@ -20,7 +20,8 @@ Rules:
     changelog and the HASH index changes, then a COMPACT snapshot holding the compaction
     entries, the compaction changelog and the DELETION_VECTORS index changes. A part with no
     changes makes no snapshot, so a commit of nothing makes none. Each snapshot is atomic,
-    the pair is not: when the COMPACT snapshot fails, the APPEND snapshot stays committed.
+    the pair is not: when the COMPACT snapshot fails, the APPEND snapshot stays committed
+    (rule 14).
 4.  Manifest lists. A snapshot's base list is the previous snapshot's base and delta manifests
     (merged, rule 5); its delta list holds the manifests of its own entries; its changelog list
     (null without changelog) the manifests of its changelog entries. Manifests are written in
@@ -70,6 +71,19 @@ Rules:
     partitions that receive new files (nothing at all when there are none); otherwise the
     partitions whose values equal the given spec are replaced (an empty spec: the whole table)
     and every new file must belong to them. Changelog files are not committed by an overwrite.
+14. Partial commits. When a snapshot of a commit fails after an earlier one landed (the
+    COMPACT after the APPEND: another committer's snapshot took the files it compacts, or the
+    store failed), the commit raises :class:`PartialCommitError` naming the landed snapshot
+    ids and the part that failed. Nothing a landed snapshot uses is deleted: a failed attempt
+    deletes only the meta files it wrote itself (rules 1 and 11), and the files the failed
+    part's messages wrote stay as orphans. A store failure leaves open whether the failing
+    snapshot was created, so the commit's snapshots (its commit user and identifier, after
+    the latest snapshot it started from) are read back: when every part landed the commit
+    succeeded, when none did the store error is raised as it is. The landed part must not be
+    written again: committed under a commit user and identifier, a retry is skipped by rule
+    12, as Java's ``filterCommitted`` skips it (a batch commit has no identifier to retry
+    with: the caller learns the landed ids from the error). A later compaction redoes the
+    dropped one.
 
 Differences from Java: 0.9 commits a data-only APPEND snapshot of files that delete without a
 conflict check (main checks them, as we do) and does not check a compaction before the first
@@ -96,6 +110,8 @@ from dataclasses import dataclass, field, replace
 from reference import layout
 from reference.errors import (
     CommitConflictError,
+    PaimonKitError,
+    PartialCommitError,
     SnapshotNotFoundError,
     SpecViolation,
     StorageError,
@@ -1066,6 +1082,116 @@ def filter_committed(
     return [identifier for identifier in identifiers if identifier > last.commit_identifier]
 
 
+def is_committed(
+    file_io: FileIO,
+    table_root: str,
+    commit_user: str,
+    commit_identifier: int,
+    branch: str = layout.MAIN_BRANCH,
+) -> bool:
+    """Rule 12: whether ``commit_user`` already committed ``commit_identifier`` (a batch
+    commit never counts as committed)."""
+    if commit_identifier == BATCH_COMMIT_IDENTIFIER:
+        return False
+    return not filter_committed(file_io, table_root, commit_user, [commit_identifier], branch)
+
+
+# --------------------------------------------------------------------------------------------
+# Partial commits (rule 14)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommitAttempt:
+    """Who commits, and the latest snapshot id before the commit's first snapshot."""
+
+    file_io: FileIO
+    table_root: str
+    commit_user: str
+    commit_identifier: int
+    start_id: int
+    branch: str = layout.MAIN_BRANCH
+
+
+def find_commit_snapshots(attempt: CommitAttempt) -> list[Snapshot]:
+    """Rule 14: the snapshots after ``start_id`` made by the attempt's user and identifier."""
+    file_io, root, branch = attempt.file_io, attempt.table_root, attempt.branch
+    latest = metadata.find_latest_snapshot_id(file_io, root, branch) or attempt.start_id
+    found: list[Snapshot] = []
+    for snapshot_id in range(attempt.start_id + 1, latest + 1):
+        with contextlib.suppress(SnapshotNotFoundError):
+            snapshot = metadata.read_snapshot(file_io, root, snapshot_id, branch)
+            if (snapshot.commit_user, snapshot.commit_identifier) == (
+                attempt.commit_user,
+                attempt.commit_identifier,
+            ):
+                found.append(snapshot)
+    return found
+
+
+def find_landed(
+    attempt: CommitAttempt, committed: list[Snapshot], error: PaimonKitError
+) -> tuple[list[Snapshot], str]:
+    """Rule 14: the snapshots of the commit that exist after ``error``, and a note when the
+    store could not tell (then only those known to be committed)."""
+    if isinstance(error, CommitConflictError):
+        return committed, ""  # a conflict is raised before the snapshot is created
+    try:
+        return find_commit_snapshots(attempt), ""
+    except StorageError as unreadable:
+        return committed, f" (whether it was created could not be read back: {unreadable})"
+
+
+def compute_commit_name(attempt: CommitAttempt) -> str:
+    identifier = attempt.commit_identifier
+    shown = "batch" if identifier == BATCH_COMMIT_IDENTIFIER else str(identifier)
+    return f"commit of user '{attempt.commit_user}' (identifier {shown})"
+
+
+def compute_failure_cause(error: PaimonKitError) -> CommitConflictError:
+    """The failed part's error as a commit error (a store failure is not retryable as is)."""
+    if isinstance(error, CommitConflictError):
+        return error
+    return CommitConflictError(f"store failure: {error.reason}", path=error.path, retryable=False)
+
+
+def compute_partial_commit_error(
+    attempt: CommitAttempt,
+    landed: Sequence[Snapshot],
+    failed: CommitKind,
+    error: PaimonKitError,
+    note: str,
+) -> PartialCommitError:
+    """Rule 14: the error naming what landed and what failed."""
+    cause = compute_failure_cause(error)
+    described = ", ".join(f"snapshot {s.id} ({s.commit_kind.value})" for s in landed)
+    return PartialCommitError(
+        f"{compute_commit_name(attempt)} landed in part: {described} committed, its files "
+        f"are in the table; the {failed.value} snapshot was not committed{note}: {cause}. "
+        "Do not write the landed data again (a retry under the same commit user and "
+        "identifier is skipped); a later compaction redoes a dropped one",
+        landed=tuple(s.id for s in landed),
+        cause=cause,
+    )
+
+
+def settle_failed_commit(
+    attempt: CommitAttempt,
+    kinds: Sequence[CommitKind],
+    committed: list[Snapshot],
+    error: PaimonKitError,
+) -> list[Snapshot]:
+    """Rule 14: after part ``len(committed)`` of the commit failed, return its snapshots when
+    every part landed after all, re-raise ``error`` when none did, else raise
+    :class:`PartialCommitError`."""
+    landed, note = find_landed(attempt, committed, error)
+    if not landed:
+        raise error
+    if len(landed) == len(kinds):
+        return landed
+    raise compute_partial_commit_error(attempt, landed, kinds[len(landed)], error, note) from error
+
+
 # --------------------------------------------------------------------------------------------
 # The commit
 # --------------------------------------------------------------------------------------------
@@ -1120,9 +1246,11 @@ def commit(
     max_retries: int | None = None,
     branch: str = layout.MAIN_BRANCH,
 ) -> list[Snapshot]:
-    """Rules 1-13: commit ``messages`` as at most two new snapshots and return them ([] when
+    """Rules 1-14: commit ``messages`` as at most two new snapshots and return them ([] when
     there was nothing to commit or ``commit_identifier`` was already committed by
-    ``commit_user``; use :data:`BATCH_COMMIT_IDENTIFIER` for a one-shot batch commit).
+    ``commit_user``; use :data:`BATCH_COMMIT_IDENTIFIER` for a one-shot batch commit). When
+    the second snapshot fails after the first landed, :class:`PartialCommitError` names the
+    landed snapshots (rule 14).
 
     ``overwrite`` is None for a normal commit, else the static partition spec of an overwrite
     (``{}`` for the whole table; a dynamic partition overwrite ignores it). ``field_set`` is
@@ -1130,10 +1258,7 @@ def commit(
     ``max_retries`` overrides ``commit.max-retries``; ``branch`` names the branch whose
     snapshot directory receives the snapshots (``reference.store.branches``).
     """
-    is_batch = commit_identifier == BATCH_COMMIT_IDENTIFIER
-    if not is_batch and not filter_committed(
-        file_io, table_root, commit_user, [commit_identifier], branch
-    ):
+    if is_committed(file_io, table_root, commit_user, commit_identifier, branch):
         return []
     schema = metadata.read_latest_schema(file_io, table_root, branch)
     append = compute_append_changes(messages)
@@ -1141,28 +1266,35 @@ def commit(
     if overwrite is not None:
         compact = replace(compact, changelog_entries=())  # rule 13: no changelog
     first = provide_first_changes(file_io, table_root, schema, append, overwrite)
-    providers = [] if first is None else [first]
+    first_kind = CommitKind.APPEND if overwrite is None else CommitKind.OVERWRITE
+    parts = [] if first is None else [(first_kind, first)]
+    latest = metadata.read_latest_snapshot(file_io, table_root, branch)
     if not compact.is_empty:
-        latest = metadata.read_latest_snapshot(file_io, table_root, branch)
         pending = first(schema, latest).table_entries if first is not None else ()
         check_conflicts(file_io, table_root, schema, latest, compact, pending=pending)
-        providers.append(provide_fixed_changes(compact))
+        parts.append((CommitKind.COMPACT, provide_fixed_changes(compact)))
 
+    attempt = CommitAttempt(
+        file_io, table_root, commit_user, commit_identifier, latest.id if latest else 0, branch
+    )
     namer = MetaFileNamer()
     policy = compute_retry_policy(schema.core_options, max_retries)
     committed: list[Snapshot] = []
-    for provide in providers:
-        snapshot = commit_snapshot(
-            file_io,
-            table_root,
-            provide,
-            commit_user=commit_user,
-            commit_identifier=commit_identifier,
-            namer=namer,
-            field_set=field_set,
-            policy=policy,
-            branch=branch,
-        )
+    for _, provide in parts:
+        try:
+            snapshot = commit_snapshot(
+                file_io,
+                table_root,
+                provide,
+                commit_user=commit_user,
+                commit_identifier=commit_identifier,
+                namer=namer,
+                field_set=field_set,
+                policy=policy,
+                branch=branch,
+            )
+        except (CommitConflictError, StorageError) as error:
+            return settle_failed_commit(attempt, [k for k, _ in parts], committed, error)
         committed.append(snapshot)
     return committed
 
