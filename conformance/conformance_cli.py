@@ -6,8 +6,9 @@
 Engines default to every built-in engine; one that cannot run here (no Java, no pyspark) gets
 its column marked unavailable with the reason, so the command works on a fresh machine. Known
 failures (``conformance/known_failures/<engine>.json``) show as ``xfail``; a listed case that
-passes counts as a failure (the list is stale). Exit status: 0 when nothing failed, 1 when a
-case failed, 2 for bad arguments.
+passes counts as a failure (the list is stale). Exit status: 0 when every outcome that is not a
+pass is a declared known failure or a skip with its reason, 1 when a case failed or an engine
+named in ``--engines`` cannot run here, 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -149,7 +150,18 @@ def command_conformance(args: argparse.Namespace) -> int:
         args.report.write_text(render(report, markdown=True), encoding="utf-8")
     if args.json is not None:
         args.json.write_text(dump_json(report), encoding="utf-8")
-    return EXIT_FAILURES if report.has_failures else EXIT_OK
+    missing = requested_but_unavailable(args.engines, unavailable)
+    for name in missing:
+        print(f"paimon-kit: engine {name} was asked for but cannot run here", file=sys.stderr)
+    return EXIT_FAILURES if report.has_failures or missing else EXIT_OK
+
+
+def requested_but_unavailable(engines_arg: str | None, unavailable: dict[str, str]) -> list[str]:
+    """Engines named in ``--engines`` that could not start: a failure, since the caller asked
+    for them (with no ``--engines``, an engine this machine cannot run is only reported)."""
+    if not engines_arg:
+        return []
+    return [name for name in parse_engines(engines_arg) if name in unavailable]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

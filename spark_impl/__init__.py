@@ -22,6 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from spark_impl.workers import require_worker_modules
+
+require_worker_modules()  # in a Spark worker without pyarrow / numpy: name the interpreter
+
 
 def register(spark: Any) -> None:
     """Register the ``paimon`` data source on ``spark`` (imports pyspark lazily)."""

@@ -74,7 +74,7 @@ from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
 from reference.spec.predicate import Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
-from spark_impl import format_table, stream
+from spark_impl import format_table, stream, workers
 from spark_impl.commit import (
     BATCH_COMMIT_IDENTIFIER,
     CommitOutcome,
@@ -634,6 +634,8 @@ class PaimonStreamReader(DataSourceStreamReader):
 
 
 def register(spark: Any) -> None:
-    """Register the ``paimon`` format and turn on Python filter pushdown."""
+    """Register the ``paimon`` format and turn on Python filter pushdown; in local mode the
+    workers run the driver's interpreter unless one was chosen (:mod:`spark_impl.workers`)."""
+    workers.use_driver_python(spark)
     spark.dataSource.register(PaimonDataSource)
     spark.conf.set(FILTER_PUSHDOWN_CONF, "true")

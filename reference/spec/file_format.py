@@ -1083,7 +1083,15 @@ DECODER_ERRORS: tuple[type[BaseException], ...] = (
     OverflowError,
     struct.error,
 )
-DECODER_MODULES = ("pyarrow", "fastavro", "zstandard", "backports.zstd", "cramjam", "snappy", "lz4")
+DECODER_MODULES = (
+    "pyarrow",
+    "fastavro",
+    "backports.zstd",
+    "compression.zstd",
+    "cramjam",
+    "snappy",
+    "lz4",
+)
 
 
 def is_decoder_error(error: BaseException) -> bool:
