@@ -15,7 +15,9 @@ Layout of one table (``<root>`` = ``<warehouse>/<database>.db/<table>``)::
     <root>/manifest/manifest-<uuid>-<n>       data manifests
     <root>/manifest/manifest-list-<uuid>-<n>  manifest lists
     <root>/manifest/index-manifest-<uuid>-<n> index manifests
-    <root>/index/index-<uuid>-<n>             hash / deletion-vector index files
+    <root>/index/index-<uuid>-<n>             hash / deletion-vector index files (in the
+                                              bucket directory instead with
+                                              ``index-file-in-data-file-dir``, Paimon 1.x)
     <root>/statistics/stat-<uuid>-<n>         table statistics
     <root>/tag/tag-<name>                     tags
     <root>/consumer/consumer-<id>             consumer progress
@@ -206,6 +208,29 @@ def index_dir(table_root: str) -> str:
 
 def index_file_path(table_root: str, file_name: str) -> str:
     return join(index_dir(table_root), file_name)
+
+
+def index_file_location(
+    table_root: str,
+    file_name: str,
+    *,
+    external_path: str | None = None,
+    bucket_directory: str | None = None,
+) -> str:
+    """Where an index file of an index manifest entry is.
+
+    Rule (Paimon 1.x): the entry's own ``_EXTERNAL_PATH`` wins; otherwise a table with
+    ``index-file-in-data-file-dir = true`` keeps the index files of a partition and bucket in
+    that bucket's data directory (``bucket_directory``, the one its data files are in); every
+    other table keeps them in ``<root>/index/``. Java: ``utils/FileStorePathFactory
+    .indexFileFactory`` choosing ``index/IndexInDataFileDirPathFactory`` (``toPath(IndexFileMeta)``
+    resolves against the data file factory's ``parent()``) or the global index factory.
+    """
+    if external_path:
+        return external_path
+    if bucket_directory is not None:
+        return join(bucket_directory, file_name)
+    return index_file_path(table_root, file_name)
 
 
 def statistics_dir(table_root: str) -> str:

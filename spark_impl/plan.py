@@ -46,6 +46,7 @@ from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data_file import DataFileMeta
 from reference.spec.manifest import (
     FileKind,
+    IndexFileMeta,
     ManifestEntry,
     ManifestFileMeta,
     decode_index_manifest,
@@ -330,9 +331,10 @@ def replay_entries(entries: Sequence[ManifestEntry]) -> list[ManifestEntry]:
 
 
 def read_deletion_ranges(
-    file_io: FileIO, table_root: str, snapshot: Snapshot
+    file_io: FileIO, table_root: str, snapshot: Snapshot, schema: TableSchema
 ) -> dict[tuple[bytes, int, str], DeletionFileRef]:
-    """Deletion-vector ranges by (partition bytes, bucket, data file name)."""
+    """Deletion-vector ranges by (partition bytes, bucket, data file name); the index files are
+    where ``layout.index_file_location`` puts them (``index-file-in-data-file-dir``)."""
     if snapshot.index_manifest is None:
         return {}
     name = snapshot.index_manifest
@@ -350,7 +352,9 @@ def read_deletion_ranges(
         index_file = entry.index_file
         if index_file.index_type != DELETION_VECTORS_INDEX or not index_file.dv_ranges:
             continue
-        path = index_file.external_path or layout.index_file_path(table_root, index_file.file_name)
+        path = compute_index_file_path(
+            table_root, schema, entry.partition, entry.bucket, index_file
+        )
         for dv in index_file.dv_ranges:
             key = (entry.partition, entry.bucket, dv.data_file_name)
             ranges[key] = DeletionFileRef(path, dv.offset, dv.length)
@@ -479,6 +483,28 @@ def compute_bucket_dir(
     )
 
 
+def compute_index_file_path(
+    table_root: str,
+    schema: TableSchema,
+    partition: bytes,
+    bucket: int,
+    index_file: IndexFileMeta,
+) -> str:
+    """Where an index file of one partition and bucket is: in that bucket's data directory when
+    the table sets ``index-file-in-data-file-dir``, else under ``<root>/index``; an external path
+    wins (``layout.index_file_location``)."""
+    bucket_dir = None
+    if schema.core_options.index_file_in_data_file_dir:
+        values = deserialize_binary_row(partition, [f.type for f in schema.partition_type.fields])
+        bucket_dir = compute_bucket_dir(table_root, schema, values, bucket)
+    return layout.index_file_location(
+        table_root,
+        index_file.file_name,
+        external_path=index_file.external_path,
+        bucket_directory=bucket_dir,
+    )
+
+
 class _SchemaCache:
     def __init__(self, file_io: FileIO, table_root: str) -> None:
         self.file_io, self.table_root = file_io, table_root
@@ -525,7 +551,7 @@ def plan_read(
             skipped_manifests += 1
 
     deletion_ranges = (
-        read_deletion_ranges(file_io, table_root, snapshot)
+        read_deletion_ranges(file_io, table_root, snapshot, schema)
         if schema.core_options.deletion_vectors_enabled
         else {}
     )

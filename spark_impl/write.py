@@ -79,6 +79,7 @@ from reference.spec.java_collections import (
 )
 from reference.spec.manifest import DELETION_VECTORS_INDEX_TYPE, IndexFileMeta
 from reference.spec.options import ChangelogProducer, option_value, validate_engine_combinations
+from reference.spec.row_tracking import find_unwritten_option
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl import commit
 from spark_impl.bucketing import compute_buckets, compute_key_hashes, compute_row_hash
@@ -342,6 +343,9 @@ def validate_write_options(schema: TableSchema) -> None:
         raise UnsupportedFeature("'force-lookup' with changelog-producer 'full-compaction'")
     if "data-file.external-paths" in schema.options:
         raise UnsupportedFeature("writing to 'data-file.external-paths' (main only)")
+    unwritten = find_unwritten_option(schema.options)
+    if unwritten is not None:
+        raise UnsupportedFeature(f"writing to a table with '{unwritten}' (Paimon 1.x, read only)")
     if schema.options.get("sequence.snapshot-ordering", "false").lower() == "true":
         raise UnsupportedFeature("'sequence.snapshot-ordering'")
 

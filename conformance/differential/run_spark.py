@@ -361,7 +361,7 @@ def snapshot_structure(root: str, snapshot_id: int, sequences: bool = True) -> d
     schema = schemas[snapshot.schema_id]
     deletion_files = {
         name: deletion_file
-        for by_file in scan.read_deletion_files(IO, root, snapshot).values()
+        for by_file in scan.read_deletion_files(IO, root, snapshot, schema).values()
         for name, deletion_file in by_file.items()
     }
     entries = [

@@ -1652,6 +1652,11 @@ class CoreOptions:
         return bool(self.get("partition.legacy-name"))
 
     @property
+    def index_file_in_data_file_dir(self) -> bool:
+        """Index files live in the bucket directories (``index-file-in-data-file-dir``)."""
+        return bool(self.get("index-file-in-data-file-dir"))
+
+    @property
     def data_file_path_directory(self) -> str | None:
         value = self.get("data-file.path-directory")
         return None if value is None else str(value)

@@ -887,7 +887,7 @@ def compute_state_splits(
     if snapshot is None:
         return {}
     with_vectors = schema.core_options.deletion_vectors_enabled
-    vectors = read_deletion_files(file_io, table_root, snapshot) if with_vectors else {}
+    vectors = read_deletion_files(file_io, table_root, snapshot, schema) if with_vectors else {}
     splits = compute_splits(table_root, schema, snapshot.id, entries, vectors)
     return {(split.partition_bytes, split.bucket): split for split in splits}
 

@@ -41,7 +41,7 @@ from functools import cmp_to_key
 from typing import Any
 
 from reference import layout
-from reference.errors import naming_file
+from reference.errors import SpecViolation, UnsupportedFeature, naming_file
 from reference.io import FileIO
 from reference.merge.engine import (
     MergeSetup,
@@ -71,6 +71,13 @@ from reference.spec.predicate import (
     Predicate,
     compute_predicate_without_fields,
     is_row_matching,
+)
+from reference.spec.row_tracking import (
+    DATA_EVOLUTION_OPTION,
+    compute_column_sources,
+    compute_row_id_groups,
+    compute_written_fields,
+    is_data_evolution_enabled,
 )
 from reference.spec.schema import TableSchema
 from reference.store.changelog import compute_lookup_strategy, is_lookup_merge, merge_lookup
@@ -205,6 +212,8 @@ def read_append_split(
     predicate: Predicate | None = None,
 ) -> list[ChangeRow]:
     """Rules 3 and 6: every row of every file, as inserts, in the table's current fields."""
+    if is_data_evolution_enabled(schema.options):
+        return read_data_evolution_split(file_io, split, schema, schemas)
     rows: list[ChangeRow] = []
     for meta in split.files:
         file_schema = schemas[meta.schema_id]
@@ -219,6 +228,55 @@ def read_append_split(
         )
         mapper = compute_value_mapper(file_schema.fields, schema.fields)
         rows.extend((RowKind.INSERT, mapper(row)) for row in file_rows)
+    return rows
+
+
+def read_row_id_group(
+    file_io: FileIO,
+    split: DataSplit,
+    group: Sequence[DataFileMeta],
+    schema: TableSchema,
+    schemas: Mapping[int, TableSchema],
+) -> list[Row]:
+    """``row_tracking`` rule 4: the rows of one row id group, each column from the newest file
+    of the group that holds it (no file holds it: null)."""
+    written = [compute_written_fields(m, schemas[m.schema_id].fields) for m in group]
+    sources = compute_column_sources(written, schema.fields)
+    columns: dict[int, list[Row]] = {}
+    for index in sorted({s for s in sources if s is not None}):
+        path = compute_data_file_path(split, group[index])
+        mapper = compute_value_mapper(written[index], schema.fields)
+        columns[index] = [mapper(row) for row in read_file_rows(file_io, path, written[index])]
+    row_count = group[0].row_count
+    for index, rows in columns.items():
+        if len(rows) != row_count:
+            raise SpecViolation(
+                f"{group[index].file_name}: {len(rows)} rows, its row id range holds {row_count}",
+                code="FILE_META_INVALID",
+            )
+    return [
+        tuple(None if s is None else columns[s][position][j] for j, s in enumerate(sources))
+        for position in range(row_count)
+    ]
+
+
+def read_data_evolution_split(
+    file_io: FileIO,
+    split: DataSplit,
+    schema: TableSchema,
+    schemas: Mapping[int, TableSchema],
+) -> list[ChangeRow]:
+    """An append split of a ``data-evolution.enabled`` table: its files grouped by row id and
+    merged column-wise (``reference.spec.row_tracking`` rules 2-4), as inserts in row id order.
+    Deletion vectors over row id groups are not read yet (refused)."""
+    if split.deletion_files:
+        raise UnsupportedFeature(f"deletion vectors with '{DATA_EVOLUTION_OPTION}'")
+    rows: list[ChangeRow] = []
+    for group in compute_row_id_groups(split.files):
+        rows.extend(
+            (RowKind.INSERT, row)
+            for row in read_row_id_group(file_io, split, group, schema, schemas)
+        )
     return rows
 
 

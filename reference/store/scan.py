@@ -55,6 +55,7 @@ from reference.spec.predicate import (
     is_row_matching,
     is_stats_matching,
 )
+from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.spec.stats import SimpleStats
@@ -281,10 +282,29 @@ def compute_bucket_path(table_root: str, schema: TableSchema, partition: Row, bu
     )
 
 
+def compute_index_file_path(table_root: str, schema: TableSchema, entry: IndexManifestEntry) -> str:
+    """Where the index file of an index manifest entry is (``layout.index_file_location``): in
+    its partition and bucket's data directory when the table sets
+    ``index-file-in-data-file-dir``, else under ``<root>/index/``; its external path wins."""
+    index_file = entry.index_file
+    bucket_directory = None
+    if schema.core_options.index_file_in_data_file_dir and not index_file.external_path:
+        partition_types = [f.type for f in schema.partition_type.fields]
+        partition = deserialize_binary_row(entry.partition, partition_types)
+        bucket_directory = compute_bucket_path(table_root, schema, partition, entry.bucket)
+    return layout.index_file_location(
+        table_root,
+        index_file.file_name,
+        external_path=index_file.external_path,
+        bucket_directory=bucket_directory,
+    )
+
+
 def read_deletion_files(
-    file_io: FileIO, table_root: str, snapshot: Snapshot
+    file_io: FileIO, table_root: str, snapshot: Snapshot, schema: TableSchema
 ) -> dict[tuple[bytes, int], dict[str, DeletionFile]]:
-    """Deletion-vector ranges of a snapshot, by (partition bytes, bucket) then data file name."""
+    """Deletion-vector ranges of a snapshot, by (partition bytes, bucket) then data file name
+    (``schema`` places the index files, see :func:`compute_index_file_path`)."""
     if snapshot.index_manifest is None:
         return {}
     live: dict[tuple[bytes, int, str], IndexManifestEntry] = {}
@@ -299,7 +319,7 @@ def read_deletion_files(
         index_file = entry.index_file
         if index_file.index_type != DELETION_VECTORS_INDEX or not index_file.dv_ranges:
             continue
-        path = index_file.external_path or layout.index_file_path(table_root, index_file.file_name)
+        path = compute_index_file_path(table_root, schema, entry)
         by_file = found.setdefault((entry.partition, entry.bucket), {})
         for dv in index_file.dv_ranges:
             by_file[dv.data_file_name] = DeletionFile(path, dv.offset, dv.length, dv.cardinality)
@@ -322,8 +342,9 @@ def is_file_matching(
 ) -> bool:
     """May this data file hold a row matching ``predicate`` (rule 4)? Primary-key tables are
     pruned only by their key statistics, because a file's values may be superseded by another
-    file; append tables by their value statistics."""
-    if predicate is None:
+    file; append tables by their value statistics, except with ``data-evolution.enabled``
+    (a file's columns may be superseded by a file of the same row ids: nothing is pruned)."""
+    if predicate is None or is_data_evolution_enabled(schema.options):
         return True
     if schema.is_primary_key_table:
         keys = set(compute_trimmed_primary_keys(schema.primary_keys, schema.partition_keys))
@@ -400,13 +421,15 @@ def plan_scan(
         ):
             skipped_files += 1
             continue
-        if not is_planned_by_index(meta, predicate, schema, schemas[meta.schema_id]):
+        if not is_data_evolution_enabled(schema.options) and not is_planned_by_index(
+            meta, predicate, schema, schemas[meta.schema_id]
+        ):
             skipped_by_index += 1
             continue
         grouped.setdefault((entry.partition, entry.bucket), []).append(meta)
 
     deletion_files = (
-        read_deletion_files(file_io, table_root, snapshot)
+        read_deletion_files(file_io, table_root, snapshot, schema)
         if schema.core_options.deletion_vectors_enabled
         else {}
     )

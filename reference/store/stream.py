@@ -314,7 +314,7 @@ def read_full_records(
     ]
     live = [e for e in compute_live_entries(entries).live if level_filter(e.file.level)]
     deletion_files = (
-        read_deletion_files(file_io, table_root, snapshot)
+        read_deletion_files(file_io, table_root, snapshot, schema)
         if schema.core_options.deletion_vectors_enabled
         else {}
     )

@@ -60,6 +60,7 @@ from reference.store import metadata
 from reference.store.branches import list_all_branches
 from reference.store.scan import (
     compute_bucket_path,
+    compute_index_file_path,
     compute_live_entries,
     read_index_manifest,
     read_manifest,
@@ -236,12 +237,12 @@ def compute_entry_paths(
     return paths
 
 
-def compute_index_paths(table_root: str, entries: Iterable[IndexManifestEntry]) -> set[str]:
-    return {
-        entry.index_file.external_path
-        or layout.index_file_path(table_root, entry.index_file.file_name)
-        for entry in entries
-    }
+def compute_index_paths(
+    table_root: str, schema: TableSchema, entries: Iterable[IndexManifestEntry]
+) -> set[str]:
+    """Where the index files are (in the bucket directories with
+    ``index-file-in-data-file-dir``, see ``scan.compute_index_file_path``)."""
+    return {compute_index_file_path(table_root, schema, entry) for entry in entries}
 
 
 def manifest_path(table_root: str, name: str) -> str:
@@ -272,13 +273,15 @@ def read_list_usage(
     return paths, entries
 
 
-def read_index_usage(cache: MetaCache, snapshot: Snapshot, tolerate_missing: bool) -> set[str]:
+def read_index_usage(
+    cache: MetaCache, snapshot: Snapshot, schema: TableSchema, tolerate_missing: bool
+) -> set[str]:
     if snapshot.index_manifest is None:
         return set()
     paths = {manifest_path(cache.table_root, snapshot.index_manifest)}
     with tolerating_missing(tolerate_missing):
         paths |= compute_index_paths(
-            cache.table_root, cache.index_manifest(snapshot.index_manifest)
+            cache.table_root, schema, cache.index_manifest(snapshot.index_manifest)
         )
     return paths
 
@@ -299,7 +302,7 @@ def read_snapshot_usage(
     schema = cache.schema(branch)
     base_meta, base = read_list_usage(cache, snapshot.base_manifest_list, tolerate_missing)
     delta_meta, delta = read_list_usage(cache, snapshot.delta_manifest_list, tolerate_missing)
-    meta = base_meta | delta_meta | read_index_usage(cache, snapshot, tolerate_missing)
+    meta = base_meta | delta_meta | read_index_usage(cache, snapshot, schema, tolerate_missing)
     if snapshot.statistics is not None:
         meta.add(layout.statistics_path(cache.table_root, snapshot.statistics))
     live = compute_live_entries([*base, *delta]).live

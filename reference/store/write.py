@@ -118,6 +118,7 @@ from reference.spec.options import (
     option_value,
     validate_engine_combinations,
 )
+from reference.spec.row_tracking import find_unwritten_option
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.store import query
@@ -356,6 +357,9 @@ def validate_write_options(schema: TableSchema) -> None:
         )
     if EXTERNAL_PATHS_OPTION in options:
         raise UnsupportedFeature(f"writing to '{EXTERNAL_PATHS_OPTION}' (main only)")
+    unwritten = find_unwritten_option(options)
+    if unwritten is not None:
+        raise UnsupportedFeature(f"writing to a table with '{unwritten}' (Paimon 1.x, read only)")
 
 
 def compute_write_plan(schema: TableSchema) -> WritePlan:

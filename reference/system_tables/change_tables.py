@@ -91,7 +91,7 @@ def read_snapshot_records(
         top = schema.core_options.num_levels - 1
         live = [entry for entry in live if entry.file.level == top]
     deletion_files = (
-        read_deletion_files(file_io, table_root, snapshot)
+        read_deletion_files(file_io, table_root, snapshot, schema)
         if schema.core_options.deletion_vectors_enabled
         else {}
     )

@@ -72,11 +72,17 @@ class IndexMemo:
         self.checked: set[str] = set()
         self.vectors: dict[str, dict[str, DeletionVector]] = {}
         self.hashes: dict[str, frozenset[int]] = {}
+        self.paths: dict[str, str] = {}
+        """Where each index file checked so far is, by file name."""
 
 
-def index_file_path(table_root: str, entry: IndexManifestEntry) -> str:
+def index_file_path(table_root: str, entry: IndexManifestEntry, memo: IndexMemo) -> str:
+    """Where :func:`check_index_file` found the entry's index file (under ``<root>/index`` for
+    one it has not seen)."""
     index_file = entry.index_file
-    return index_file.external_path or layout.index_file_path(table_root, index_file.file_name)
+    return memo.paths.get(index_file.file_name) or layout.index_file_location(
+        table_root, index_file.file_name, external_path=index_file.external_path
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,13 +197,17 @@ def check_index_file(
     entry: IndexManifestEntry,
     snapshot_id: int,
     memo: IndexMemo,
+    *,
+    schema: TableSchema,
 ) -> list[r.Violation]:
-    """Rules 1, 2 and 4 (row count) for one index file, once per file."""
+    """Rules 1, 2 and 4 (row count) for one index file, once per file; ``schema`` places it
+    (``index-file-in-data-file-dir``, see ``scan.compute_index_file_path``)."""
     index_file = entry.index_file
     if index_file.file_name in memo.checked:
         return []
     memo.checked.add(index_file.file_name)
-    path = index_file_path(table_root, entry)
+    path = scan.compute_index_file_path(table_root, schema, entry)
+    memo.paths[index_file.file_name] = path
     file = r.relative_file(table_root, path)
     try:
         data = file_io.read_bytes(path)
@@ -235,7 +245,7 @@ def check_vectors_against_files(
     for entry in live_index:
         if entry.index_file.index_type != DELETION_VECTORS_INDEX_TYPE:
             continue
-        file = r.relative_file(table_root, index_file_path(table_root, entry))
+        file = r.relative_file(table_root, index_file_path(table_root, entry, memo))
         vectors = memo.vectors.get(entry.index_file.file_name, {})
         for dv in entry.index_file.dv_ranges or ():
             key = (entry.partition, entry.bucket, dv.data_file_name)
@@ -298,7 +308,7 @@ def check_hash_index_keys(
         if entry.index_file.index_type == HASH_INDEX_TYPE:
             key = (entry.partition, entry.bucket)
             indexed[key] |= memo.hashes.get(entry.index_file.file_name, frozenset())
-            files[key] = r.relative_file(table_root, index_file_path(table_root, entry))
+            files[key] = r.relative_file(table_root, index_file_path(table_root, entry, memo))
     found: list[r.Violation] = []
     for key, hashes in key_hashes.items():
         missing = hashes - indexed.get(key, set())

@@ -215,7 +215,9 @@ def _check_snapshot(
         found.extend(problems)
         index_entries = compute_live_index_entries(entries or [])
         for entry in index_entries:
-            found += check_index_file(file_io, table_root, entry, snapshot.id, state.indexes)
+            found += check_index_file(
+                file_io, table_root, entry, snapshot.id, state.indexes, schema=schema
+            )
         found += check_vectors_against_files(
             table_root, index_entries, live, state.indexes, snapshot.id
         )

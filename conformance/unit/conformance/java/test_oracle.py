@@ -17,7 +17,11 @@ from typing import Any
 import pytest
 
 from conformance.java.harness import JavaHarness, JavaHarnessError
-from conformance.java.oracle import read_table_with_java, snapshot_ids_with_java
+from conformance.java.oracle import (
+    find_newer_than_0_9,
+    read_table_with_java,
+    snapshot_ids_with_java,
+)
 from reference.spec.data import Row, RowKind
 
 pytestmark = pytest.mark.java
@@ -31,8 +35,18 @@ UNREADABLE_BY_JAVA_09 = {
 }
 """Table -> the error Java 0.9 raises on every snapshot of it."""
 
+NEWER_THAN_0_9 = {
+    "data_evolution_with_dense_stats": [1, 2],
+    "pk_dv_index_in_data_no_external": [4],
+}
+"""Table -> the snapshots that use a Paimon 1.x feature Java 0.9 does not know (see
+``find_newer_than_0_9``): not read with 0.9, since its answer is no oracle there."""
+
 SNAPSHOTS = {
     "append_09": [1, 2, 3, 4, 5],
+    "append_table_row_tracking_with_compact": [1, 2, 3, 4],
+    "data_evolution_with_dense_stats": [1, 2],
+    "pk_dv_index_in_data_no_external": [1, 2, 3, 4],
     "append_table_with_alter_table": [1, 2],
     "append_with_bitmap": [1],
     "append_with_bsi": [1],
@@ -81,7 +95,11 @@ def test_java_09_reads_every_snapshot_it_can(tables: list[Path], java_harness: J
     for table in tables:
         ids = snapshot_ids_with_java(table, harness=java_harness)
         assert ids == SNAPSHOTS[table.name]
-        outcomes[table.name] = {i: read_outcome(table, i, java_harness) for i in ids}
+        newer = [i for i in ids if find_newer_than_0_9(table, i) is not None]
+        assert newer == NEWER_THAN_0_9.get(table.name, []), table.name
+        outcomes[table.name] = {
+            i: read_outcome(table, i, java_harness) for i in ids if i not in newer
+        }
     failures = {
         name: {error for error in by_id.values() if isinstance(error, str)}
         for name, by_id in outcomes.items()
@@ -130,6 +148,8 @@ def test_java_09_agrees_with_pypaimon_rust(tables: list[Path], java_harness: Jav
         catalog = catalog_module.PaimonCatalog({"warehouse": str(table.parent.parent)})
         rust_table = catalog.get_table((table.parent.name.removesuffix(".db"), table.name))
         for snapshot_id in SNAPSHOTS[table.name]:
+            if snapshot_id in NEWER_THAN_0_9.get(table.name, []):
+                continue  # Java 0.9 is no oracle there (see NEWER_THAN_0_9)
             builder = rust_table.new_read_builder({"scan.snapshot-id": str(snapshot_id)})
             builder = builder.with_include_row_kind(True)
             try:

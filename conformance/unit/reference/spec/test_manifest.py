@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap
 
+from reference import layout
 from reference.errors import (
     InvalidOptionError,
     PaimonFormatError,
@@ -323,10 +324,18 @@ def test_index_manifests_point_to_deletion_vectors(third_party: Path) -> None:
     checked = 0
     for table in _tables(third_party):
         partitions = _partition_dirs(table)
+        in_data_dir = _schema(table)["options"].get("index-file-in-data-file-dir") == "true"
         for java_file in (f for f in _table_files(table) if f.kind is INDEX):
             for entry in java_file.records():
                 index_file = entry.index_file
-                data = (table / "index" / index_file.file_name).read_bytes()
+                bucket_dir = partitions[entry.partition] / f"bucket-{entry.bucket}"
+                path = layout.index_file_location(
+                    str(table),
+                    index_file.file_name,
+                    external_path=index_file.external_path,
+                    bucket_directory=str(bucket_dir) if in_data_dir else None,
+                )
+                data = Path(path).read_bytes()
                 assert len(data) == index_file.file_size
                 assert index_file.index_type == m.DELETION_VECTORS_INDEX_TYPE
                 assert index_file.dv_ranges is not None
@@ -342,7 +351,6 @@ def test_index_manifests_point_to_deletion_vectors(third_party: Path) -> None:
                     deleted = BitMap.deserialize(body[4:])
                     if dv.cardinality is not None:
                         assert len(deleted) == dv.cardinality
-                    bucket_dir = partitions[entry.partition] / f"bucket-{entry.bucket}"
                     assert (bucket_dir / dv.data_file_name).exists()
                     checked += 1
     assert checked >= 3

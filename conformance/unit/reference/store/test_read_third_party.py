@@ -20,6 +20,7 @@ import pyarrow as pa
 import pytest
 
 from conformance.java.harness import JavaHarness, JavaHarnessError
+from conformance.java.oracle import find_newer_than_0_9
 from reference.io import LocalFileIO
 from reference.spec.data import Row, RowKind
 from reference.spec.file_format import arrow_to_rows
@@ -32,6 +33,13 @@ JAVA_0_9_CANNOT_READ = {
     "append_with_bsi": "Java 0.9's parquet reader rejects negative INT96 nanos-of-day (pre-1970)",
 }
 RUST_CANNOT_READ = {"append_09": "pypaimon-rust 0.4 cannot decode ORC manifests"}
+RUST_CANNOT_READ_AT = {
+    ("append_table_row_tracking_with_compact", snapshot_id): (
+        "pypaimon-rust 0.4 rejects a row-tracked file without first_row_id (the compacted "
+        "file keeps its row ids in its _ROW_ID column; Java assigns none to COMPACT files)"
+    )
+    for snapshot_id in (4, None)
+}
 
 
 def _table_roots(third_party: Path) -> list[Path]:
@@ -81,6 +89,9 @@ def test_reference_matches_java(
     if name in JAVA_0_9_CANNOT_READ:
         pytest.skip(JAVA_0_9_CANNOT_READ[name])
     root = _root(third_party, name)
+    newer = find_newer_than_0_9(root, snapshot_id)
+    if newer is not None:
+        pytest.skip(f"Java 0.9 is no oracle here: {newer}")
     try:
         expected = java_harness.read(root, snapshot_id=snapshot_id).rows
     except JavaHarnessError as error:  # pragma: no cover - recorded for the report
@@ -94,6 +105,8 @@ def test_reference_matches_pypaimon_rust(
 ) -> None:
     if name in RUST_CANNOT_READ:
         pytest.skip(RUST_CANNOT_READ[name])
+    if (name, snapshot_id) in RUST_CANNOT_READ_AT:
+        pytest.skip(RUST_CANNOT_READ_AT[name, snapshot_id])
     datafusion = pytest.importorskip("pypaimon_rust.datafusion")
     catalog = datafusion.PaimonCatalog({"warehouse": str(third_party.joinpath(*WAREHOUSE))})
     table = catalog.get_table((name, name))
