@@ -63,6 +63,7 @@ from reference.spec.predicate import (
     is_row_matching,
     is_stats_matching,
 )
+from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot, decode_hint, decode_snapshot, decode_tag
 from reference.spec.stats import SimpleStats
@@ -95,6 +96,10 @@ class DataFileRef:
     deletion: DeletionFileRef | None = None
     index: bytes | str | None = None
     """An append-table file's index: its embedded container, or its ``.index`` file's name."""
+    first_row_id: int | None = None
+    max_sequence_number: int = 0
+    write_cols: tuple[str, ...] | None = None
+    """Row tracking / data evolution (Paimon 1.x): the file's row ids and the columns it holds."""
 
 
 @dataclass(frozen=True)
@@ -537,6 +542,7 @@ def plan_read(
     partition_types = [f.type for f in partition_fields]
     partition_predicate = restrict_predicate(predicate, set(schema.partition_keys))
     skip_level_zero = is_level_zero_skipped(schema)
+    data_evolution = is_data_evolution_enabled(schema.options)
 
     manifests = [
         *read_manifest_list(file_io, table_root, snapshot.base_manifest_list),
@@ -570,11 +576,14 @@ def plan_read(
         if (
             (skip_level_zero and meta.level == 0)
             or not _is_partition_matching(partition, partition_predicate, partition_fields)
-            or not is_file_matching(meta, predicate, schema, cache.get(meta.schema_id))
+            or not (
+                data_evolution  # a file's columns may be superseded by later files: no pruning
+                or is_file_matching(meta, predicate, schema, cache.get(meta.schema_id))
+            )
         ):
             skipped_files += 1
             continue
-        if not file_index.is_planned_by_index(
+        if not data_evolution and not file_index.is_planned_by_index(
             meta.embedded_index, predicate, schema, cache.get(meta.schema_id)
         ):
             skipped_by_index += 1
@@ -592,6 +601,9 @@ def plan_read(
                 min_sequence_number=meta.min_sequence_number,
                 deletion=deletion_ranges.get((entry.partition, entry.bucket, meta.file_name)),
                 index=None if schema.primary_keys else compute_index_source(meta),
+                first_row_id=meta.first_row_id,
+                max_sequence_number=meta.max_sequence_number,
+                write_cols=meta.write_cols,
             )
         )
     splits = tuple(

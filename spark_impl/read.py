@@ -49,6 +49,7 @@ from reference.spec.file_format import (
 )
 from reference.spec.orc_timestamps import apply_orc_timestamp_rule, read_range_of
 from reference.spec.predicate import Predicate
+from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.changelog import is_lookup_merge, select_lookup_candidates
 from spark_impl.file_index import compute_kept_rows, evaluate_at_read
@@ -285,6 +286,13 @@ def read_split(
 ) -> pa.Table:
     """The rows of one split in the read schema (canonical Paimon Arrow types); with
     ``predicate``, files (and rows) of append tables their index rules out are left out."""
+    if is_data_evolution_enabled(schema.options):
+        # imported here: spark_impl.data_evolution reads files through this module
+        from spark_impl.data_evolution import read_data_evolution_split  # noqa: PLC0415
+
+        return fill_default_values(
+            read_data_evolution_split(file_io, split, schema, file_schemas), schema
+        )
     dv_cache: dict[str, bytes] = {}
     files = sorted(split.files, key=lambda f: f.min_sequence_number)
     tables = [
