@@ -99,22 +99,31 @@ def imported_names(node: ast.AST) -> list[str]:
     return []
 
 
-def walk_imports(node: ast.AST, module_level: bool) -> Iterator[tuple[ast.AST, bool]]:
-    """Every import statement below ``node``, with whether it runs at import time."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.Import | ast.ImportFrom):
-            yield child, module_level
-        elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            yield from walk_imports(child, False)
-        elif isinstance(child, ast.Try) and guards_import_error(child):
-            for statement in child.body:
-                yield from walk_imports(ast.Module(body=[statement], type_ignores=[]), False)
-            for part in (*child.handlers, *child.orelse, *child.finalbody):
-                yield from walk_imports(part, module_level)
-        elif isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+def is_type_checking(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:`` (imports for the type checker only)."""
+    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+    return name == "TYPE_CHECKING"
+
+
+STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+"""The fields of a compound statement that hold statements (imports are statements)."""
+
+
+def walk_imports(statements: list[ast.stmt], module_level: bool) -> Iterator[tuple[ast.AST, bool]]:
+    """Every import statement in ``statements`` and the blocks below them, with whether it runs
+    at import time (only statements are visited: an import is never inside an expression)."""
+    for node in statements:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node, module_level
             continue
-        else:
-            yield from walk_imports(child, module_level)
+        if isinstance(node, ast.If) and is_type_checking(node.test):
+            continue
+        inner = module_level and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        guarded = isinstance(node, ast.Try) and guards_import_error(node)
+        for field in STATEMENT_LISTS:
+            block = getattr(node, field, None) or []
+            level = inner and not (guarded and field == "body")
+            yield from walk_imports(block, level)
 
 
 @cache
@@ -123,7 +132,7 @@ def file_imports(path: Path) -> tuple[tuple[str, int, bool], ...]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     return tuple(
         (name, getattr(node, "lineno", 0), module_level)
-        for node, module_level in walk_imports(tree, True)
+        for node, module_level in walk_imports(tree.body, True)
         for name in imported_names(node)
     )
 
@@ -253,5 +262,5 @@ def test_the_scan_sees_imports_in_functions_and_guarded_ones() -> None:
         "def f():\n    import pandas\n"
     )
     tree = ast.parse(source)
-    found = {imported_names(n)[0]: level for n, level in walk_imports(tree, True)}
+    found = {imported_names(n)[0]: level for n, level in walk_imports(tree.body, True)}
     assert found == {"numpy": True, "boto3": False, "pandas": False}
