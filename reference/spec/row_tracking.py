@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 
 from reference.errors import SpecViolation, UnsupportedFeature
 from reference.spec import types as t
-from reference.spec.data_file import DataFileMeta
+from reference.spec.data_file import SEQUENCE_NUMBER_FIELD, DataFileMeta
 
 ROW_TRACKING_OPTION = "row-tracking.enabled"
 DATA_EVOLUTION_OPTION = "data-evolution.enabled"
@@ -43,7 +43,8 @@ INDEX_IN_DATA_DIR_OPTION = "index-file-in-data-file-dir"
 JAVA_INT_MAX = 2**31 - 1
 ROW_ID_FIELD = t.DataField(JAVA_INT_MAX - 5, "_ROW_ID", t.BigIntType(nullable=False))
 """The row id system column (Java ``SpecialFields.ROW_ID``)."""
-SEQUENCE_NUMBER_FIELD_NAME = "_SEQUENCE_NUMBER"
+ROW_TRACKING_FIELDS = (ROW_ID_FIELD, SEQUENCE_NUMBER_FIELD)
+"""The system columns a row-tracking compaction writes into its files."""
 
 BLOB_FILE_SUFFIX = ".blob"
 """The extension of a file holding one BLOB column (Java ``BlobFileFormat``)."""
@@ -120,11 +121,14 @@ def compute_row_id_groups(files: Sequence[DataFileMeta]) -> list[list[DataFileMe
 def compute_written_fields(
     meta: DataFileMeta, file_fields: Sequence[t.DataField]
 ) -> list[t.DataField]:
-    """Rule 2: the columns of ``file_fields`` (the file's schema) the file holds."""
+    """Rules 1-2: the columns a file holds, in ``_WRITE_COLS`` order: fields of ``file_fields``
+    (the file's schema) or the row tracking columns ``_ROW_ID`` / ``_SEQUENCE_NUMBER`` a
+    compaction writes; every field of the schema when ``_WRITE_COLS`` is absent (Java
+    ``TableSchema.project(writeCols)`` over ``SpecialFields.rowTypeWithRowTracking``)."""
     if meta.write_cols is None:
         return list(file_fields)
-    names = set(meta.write_cols)
-    return [f for f in file_fields if f.name in names]
+    by_name = {f.name: f for f in (*file_fields, *ROW_TRACKING_FIELDS)}
+    return [by_name[name] for name in meta.write_cols if name in by_name]
 
 
 def compute_column_sources(

@@ -55,7 +55,7 @@ from reference.spec.predicate import (
     is_row_matching,
     is_stats_matching,
 )
-from reference.spec.row_tracking import is_data_evolution_enabled
+from reference.spec.row_tracking import compute_written_fields, is_data_evolution_enabled
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.spec.stats import SimpleStats
@@ -166,10 +166,13 @@ def decode_field_stats(stats: SimpleStats, fields: Sequence[t.DataField]) -> dic
 
 def compute_stats_fields(file_schema: TableSchema, meta: DataFileMeta) -> list[t.DataField]:
     """The fields a file's value statistics cover: ``_VALUE_STATS_COLS`` when recorded (1.x
-    dense statistics), else every field of the file's schema."""
+    dense statistics), else the columns the file holds (its ``_WRITE_COLS``, row tracking
+    columns included, see ``row_tracking.compute_written_fields``; all the schema's fields when
+    absent). Java: ``operation/EvolutionStatsCache``."""
+    fields = compute_written_fields(meta, file_schema.fields)
     if meta.value_stats_cols is None:
-        return list(file_schema.fields)
-    by_name = {f.name: f for f in file_schema.fields}
+        return fields
+    by_name = {f.name: f for f in fields}
     return [by_name[name] for name in meta.value_stats_cols]
 
 

@@ -59,6 +59,7 @@ from reference.spec.data_file import (
     VALUE_KIND_FIELD,
     DataFileMeta,
 )
+from reference.spec.row_tracking import compute_written_fields
 from reference.spec.schema import TableSchema
 from reference.store.read import compute_file_fields, read_file_rows
 from reference.store.scan import compute_stats_fields
@@ -97,6 +98,8 @@ def read_file_columns(
     file_io: FileIO, live_file: LiveFile, file_schema: TableSchema
 ) -> FileColumns:
     fields = compute_file_fields(file_schema)
+    if not file_schema.is_primary_key_table:  # 1.x: the columns the file holds
+        fields = compute_written_fields(live_file.entry.file, fields)
     rows = read_file_rows(file_io, live_file.path, fields)
     names = tuple(f.name for f in fields)
     columns = tuple(zip(*rows, strict=True)) if rows else tuple(() for _ in names)

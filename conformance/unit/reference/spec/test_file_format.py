@@ -43,7 +43,9 @@ STRING = t.VarCharType(t.MAX_LENGTH)
 SYSTEM_FIELDS = {
     "_SEQUENCE_NUMBER": t.DataField(2147483646, "_SEQUENCE_NUMBER", t.BigIntType(nullable=False)),
     "_VALUE_KIND": t.DataField(2147483645, "_VALUE_KIND", t.TinyIntType(nullable=False)),
+    "_ROW_ID": t.DataField(2147483642, "_ROW_ID", t.BigIntType(nullable=False)),
 }
+"""Primary-key system columns, and the row tracking columns a 1.x compaction writes."""
 KEY_PREFIX = "_KEY_"
 KEY_FIELD_ID_START = 2147483647 // 2
 
@@ -60,13 +62,24 @@ def _schemas(table_root: Path) -> list[list[t.DataField]]:
     return schemas
 
 
+def _schemas_with_options(table_root: Path) -> list[tuple[list[t.DataField], dict[str, str]]]:
+    options = [
+        json.loads(path.read_text())["options"]
+        for path in sorted((table_root / "schema").iterdir())
+    ]
+    return list(zip(_schemas(table_root), options, strict=True))
+
+
 def _file_fields(table_root: Path, names: list[str]) -> list[t.DataField]:
     """The row type a data file was written with: the schema whose value columns match the
-    file's, plus the primary-key system columns (``_KEY_<k>`` copies the key field)."""
+    file's (or, in a data-evolution table, hold them in order: a file holds a subset), plus the
+    system columns (``_KEY_<k>`` copies the key field)."""
     value_names = [n for n in names if not n.startswith(KEY_PREFIX) and n not in SYSTEM_FIELDS]
-    for fields in _schemas(table_root):
+    for fields, options in _schemas_with_options(table_root):
         by_name = {f.name: f for f in fields}
-        if [f.name for f in fields] != value_names:
+        subset = options.get("data-evolution.enabled") == "true"
+        schema_names = [f.name for f in fields if not subset or f.name in value_names]
+        if schema_names != value_names:
             continue
         row_type: list[t.DataField] = []
         for name in names:
