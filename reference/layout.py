@@ -142,6 +142,17 @@ def branch_dir(table_root: str) -> str:
     return join(table_root, BRANCH_DIR)
 
 
+def parse_branch_path(path: str) -> tuple[str, str] | None:
+    """``(table root, branch name)`` when ``path`` has the shape of a branch's metadata root,
+    ``<table root>/branch/branch-<name>`` (the reverse of :func:`branch_path`); else None. A
+    branch directory is not a table of its own: its manifests and data files are its table's."""
+    parts = path.rstrip(SEPARATOR).rsplit(SEPARATOR, 2)
+    if len(parts) != 3 or parts[1] != BRANCH_DIR or not parts[0]:
+        return None
+    name = parse_branch_name(parts[2])
+    return None if name is None or name == MAIN_BRANCH else (parts[0], name)
+
+
 # --------------------------------------------------------------------------------------------
 # Metadata files
 # --------------------------------------------------------------------------------------------

@@ -390,9 +390,18 @@ def _check_hash_indexes(
 def _check_table(
     file_io: FileIO, table_root: str, options: ValidateOptions, progress: Progress | None
 ) -> tuple[list[Violation], Counter[str]]:
+    """The main branch and every branch; a branch directory given on its own
+    (``<table>/branch/branch-<name>``, ``layout.parse_branch_path``) is checked as that branch
+    of its table, whose manifests and data files it uses (files named from the table root)."""
     state = _TableState()
-    found = _check_branch(file_io, table_root, layout.MAIN_BRANCH, options, state)
-    for branch in list_branches(file_io, table_root):
+    branch_of = layout.parse_branch_path(table_root)
+    if branch_of is not None and is_table_root(file_io, branch_of[0]):
+        table_root, branch = branch_of
+        branches = [branch]
+    else:
+        branches = [layout.MAIN_BRANCH, *list_branches(file_io, table_root)]
+    found: list[Violation] = []
+    for branch in branches:
         found += _check_branch(file_io, table_root, branch, options, state)
     problems, hashes = _check_files(file_io, table_root, options, state, progress)
     found += problems
