@@ -889,10 +889,10 @@ def commit_write(
     say exactly what landed.
 
     * A ``commit_user`` and a ``commit_identifier`` other than the batch one, given by the
-      caller, make the commit idempotent: when that user has committed that identifier already (the same job run again after an unknown
-      outcome), nothing is committed and :attr:`CommitOutcome.earlier` names what landed
-      then. Without one, a fresh user is drawn and only this call's own attempts are checked
-      (:func:`publish`).
+      caller, make the commit idempotent: when that user has committed that identifier
+      already (the same job run again after an unknown outcome), nothing is committed and
+      :attr:`CommitOutcome.earlier` names what landed then. Without one, a fresh user is
+      drawn and only this call's own attempts are checked (:func:`publish`).
     * The compaction is the part that can lose: its conflicts are checked before anything is
       published, and again when it is published after the first snapshot. With
       ``optional_compaction`` a losing compaction is dropped (:attr:`CommitOutcome.dropped`;

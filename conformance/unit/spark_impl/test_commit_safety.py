@@ -25,8 +25,8 @@ from reference.io import FileIO, LocalFileIO
 from reference.spec import types as t
 from reference.spec.snapshot import CommitKind
 from reference.store import metadata, query
-from reference.table import Table
 from reference.store.orphans import find_orphans
+from reference.table import Table
 from reference.validate import runner as validate_runner
 from reference.validate.report import is_failing
 from spark_impl import commit as committer
