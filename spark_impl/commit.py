@@ -867,7 +867,7 @@ def check_compaction(
     return None
 
 
-def as_conflict(error: PaimonKitError, root: str) -> CommitConflictError:
+def as_conflict(error: Exception, root: str) -> CommitConflictError:
     if isinstance(error, CommitConflictError):
         return error
     reason = f"the COMPACT snapshot was not committed: {type(error).__name__}: {error}"
@@ -939,6 +939,39 @@ def commit_write(
                 cause=as_conflict(error, root),
             ) from error
     return CommitOutcome(tuple(published), None, dropped)
+
+
+def commit_compaction(
+    file_io: FileIO,
+    table_root: str,
+    messages: Sequence[CommitMessage],
+    *,
+    commit_user: str,
+    commit_identifier: int,
+    max_retries: int | None = None,
+) -> Snapshot | None:
+    """Commit compaction-only ``messages`` as one COMPACT snapshot under the commit user and
+    identifier of the write whose compaction they redo (that write's APPEND or OVERWRITE
+    snapshot landed under them, so :func:`find_committed` is not asked). A conflict with the
+    latest snapshot raises :class:`CommitConflictError`; ``None``: nothing to commit."""
+    root = table_root.rstrip("/")
+    append, compact = split_parts(messages)
+    if has_changes(append):
+        raise SpecViolation(
+            "a compaction commit carries new or deleted data files",
+            path=root,
+            code="COMPACTION_WITH_DATA",
+        )
+    if not has_changes(compact):
+        return None
+    return publish(
+        file_io,
+        root,
+        lambda _latest: compact,
+        user=commit_user,
+        identifier=commit_identifier,
+        max_retries=max_retries,
+    )
 
 
 def commit(

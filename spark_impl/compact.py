@@ -39,8 +39,10 @@ tables:
 from __future__ import annotations
 
 import itertools
+import logging
+import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cmp_to_key
 from typing import Any, NamedTuple
@@ -49,7 +51,12 @@ import numpy as np
 import pyarrow as pa
 
 from reference import layout
-from reference.errors import SpecViolation, UnsupportedFeature
+from reference.errors import (
+    PaimonKitError,
+    PartialCommitError,
+    SpecViolation,
+    UnsupportedFeature,
+)
 from reference.io import FileIO
 from reference.spec import data_file
 from reference.spec import types as t
@@ -76,6 +83,7 @@ from reference.spec.manifest import (
 )
 from reference.spec.options import ChangelogProducer, MergeEngine, option_value
 from reference.spec.schema import TableSchema, decode_schema
+from reference.spec.snapshot import Snapshot
 from spark_impl import changelog as cl
 from spark_impl import commit
 from spark_impl.file_writer import (
@@ -98,7 +106,13 @@ from spark_impl.merge import (
     kinds_of,
     sort_records,
 )
-from spark_impl.plan import DeletionFileRef, compute_bucket_dir, read_schema_json
+from spark_impl.plan import (
+    DeletionFileRef,
+    compute_bucket_dir,
+    find_latest_snapshot_id,
+    is_level_zero_skipped,
+    read_schema_json,
+)
 from spark_impl.read import (
     apply_deletions,
     evolve_columns,
@@ -118,6 +132,9 @@ ROW_DEDUPLICATE_OPTION = "changelog-producer.row-deduplicate"
 LEVEL_COLUMN = "_LEVEL"
 FILE_COLUMN = "_FILE"
 POSITION_COLUMN = "_POSITION"
+WRITE_RECOMPACTION_ATTEMPTS = 3
+"""Fresh compactions a write tries after its own lost, on tables that hide level 0."""
+LOG = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------------------------
 # Options
@@ -911,8 +928,10 @@ def plan_bucket_jobs(
     full: bool,
     rounds: tuple[bool, ...] | None = None,
     only_needed: bool = True,
+    buckets: Collection[tuple[bytes, int]] | None = None,
 ) -> list[BucketJob]:
-    """The buckets of the latest snapshot that a compaction would change."""
+    """The buckets of the latest snapshot that a compaction would change (``buckets``: only
+    those (partition, bucket) pairs)."""
 
     table_root = table_root.rstrip("/")
     schema = commit.read_latest_schema(file_io, table_root)
@@ -931,6 +950,8 @@ def plan_bucket_jobs(
     grouped: dict[tuple[bytes, int], list[DataFileMeta]] = {}
     total_buckets: dict[tuple[bytes, int], int] = {}
     for entry in live:
+        if buckets is not None and (entry.partition, entry.bucket) not in buckets:
+            continue
         grouped.setdefault((entry.partition, entry.bucket), []).append(entry.file)
         total_buckets[entry.partition, entry.bucket] = entry.total_buckets
     schema_ids = {f.schema_id for files in grouped.values() for f in files} | {schema.id}
@@ -1048,3 +1069,130 @@ def compact_after_write(
             )
         )
     return result
+
+
+# --------------------------------------------------------------------------------------------
+# Driver side: a write's compaction redone after it lost
+# --------------------------------------------------------------------------------------------
+
+
+def is_hidden_until_compacted(file_io: FileIO, table_root: str, written: TableSchema) -> bool:
+    """Do batch reads of the table skip level-0 files, so that the rows of a write stay
+    invisible until a compaction moves them up? Primary-key tables with deletion vectors or
+    the first-row merge engine (:func:`spark_impl.plan.is_level_zero_skipped`, Java
+    ``DataTableBatchScan``), by the latest schema (``written``, the schema the write planned
+    with, when the latest cannot be read)."""
+    try:
+        schema = commit.read_latest_schema(file_io, table_root.rstrip("/"))
+    except PaimonKitError:
+        schema = written
+    return is_level_zero_skipped(schema)
+
+
+def delete_compaction_files(
+    file_io: FileIO, table_root: str, messages: Sequence[CommitMessage], *, since: int | None
+) -> list[str]:
+    """Delete the files compaction ``messages`` made that no snapshot newer than ``since``
+    references (best effort: none when the table cannot be read)."""
+    root = table_root.rstrip("/")
+    if not messages:
+        return []
+    try:
+        schema = commit.read_latest_schema(file_io, root)
+    except PaimonKitError as error:
+        LOG.warning("keeping the files of a failed compaction of %s: %s", root, error)
+        return []
+    types = [f.type for f in schema.partition_type.fields]
+
+    def directory(message: CommitMessage) -> str:
+        partition = deserialize_binary_row(message.partition, types)
+        return compute_bucket_dir(root, schema, partition, message.bucket)
+
+    return commit.delete_message_files(file_io, root, messages, directory, since=since)
+
+
+def compact_buckets(
+    file_io: FileIO, table_root: str, buckets: Collection[tuple[bytes, int]]
+) -> list[CommitMessage]:
+    """A fresh compaction, planned on the latest snapshot, of those of ``buckets``
+    ((partition, bucket)) that need one, run here with the rounds of a write's compaction.
+    When it fails, the files of the buckets already compacted are deleted."""
+    root = table_root.rstrip("/")
+    since = find_latest_snapshot_id(file_io, root)
+    schema = commit.read_latest_schema(file_io, root)
+    rounds = (True, False) if compaction_options(schema).full_rounds else (False,)
+    messages: list[CommitMessage] = []
+    try:
+        for job in plan_bucket_jobs(file_io, root, full=False, rounds=rounds, buckets=buckets):
+            message = compact_bucket(file_io, job)
+            if message is not None:
+                messages.append(message)
+    except BaseException:
+        delete_compaction_files(file_io, root, messages, since=since)
+        raise
+    return messages
+
+
+def _reason(error: Exception) -> str:
+    return error.reason if isinstance(error, PaimonKitError) else f"{type(error).__name__}: {error}"
+
+
+def recompact_after_write(
+    file_io: FileIO,
+    table_root: str,
+    landed: Sequence[Snapshot],
+    buckets: Collection[tuple[bytes, int]],
+    lost: Exception,
+    *,
+    attempts: int = WRITE_RECOMPACTION_ATTEMPTS,
+) -> Snapshot | None:
+    """Redo the compaction a write lost (``lost``: why) after its ``landed`` snapshots
+    (APPEND or OVERWRITE): compact the written ``buckets`` afresh on the latest snapshot and
+    commit them under the write's commit user and identifier, at most ``attempts`` times.
+
+    Returns the COMPACT snapshot, or ``None`` when none of those buckets needs a compaction
+    any more (another commit compacted them). Each failed attempt deletes the files it made.
+    When every attempt fails, raises :class:`PartialCommitError` naming the landed
+    snapshots: their rows are committed, but hidden from batch reads until a compaction of
+    those buckets lands (``spark_impl.jobs.compact``)."""
+    root = table_root.rstrip("/")
+    write = landed[0]
+    described = ", ".join(f"snapshot {s.id} ({s.commit_kind.value})" for s in landed)
+    cause: Exception = lost
+    for attempt in range(attempts):
+        since: int | None = None
+        messages: list[CommitMessage] = []
+        try:
+            if attempt:
+                options = commit.read_latest_schema(file_io, root).core_options
+                time.sleep(commit.retry_wait(options, attempt - 1))
+            since = find_latest_snapshot_id(file_io, root)
+            messages = compact_buckets(file_io, root, buckets)
+            return commit.commit_compaction(
+                file_io,
+                root,
+                messages,
+                commit_user=write.commit_user,
+                commit_identifier=write.commit_identifier,
+            )
+        except Exception as error:  # the data landed: whatever failed, say so (below)
+            cause = error
+            delete_compaction_files(file_io, root, messages, since=since)
+            LOG.warning(
+                "%s: retry %d of %d to compact the buckets written by %s failed: %s",
+                root,
+                attempt + 1,
+                attempts,
+                described,
+                _reason(error),
+            )
+    raise PartialCommitError(
+        f"{described} landed, but its rows are not visible yet: batch reads of this table "
+        "skip level-0 files (deletion vectors or the first-row merge engine) and the "
+        f"compaction of the written buckets failed {attempts + 1} times, last: "
+        f"{_reason(cause)}. The "
+        "rows become visible after the next compaction of the table (spark_impl.jobs."
+        "compact(spark, path)); do not write them again",
+        landed=tuple(s.id for s in landed),
+        cause=commit.as_conflict(cause, root),
+    ) from cause

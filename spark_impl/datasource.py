@@ -459,14 +459,29 @@ class PaimonWriter(DataSourceArrowWriter):
     then Spark's ``abort`` deleted that snapshot's files):
 
     * *The data snapshot landed: the write succeeded.* A write commits an APPEND (or
-      OVERWRITE) snapshot, then the COMPACT snapshot of the buckets it wrote. Compaction is
-      an optimisation: when it loses a conflict with a concurrent commit (before or after the
-      APPEND landed) it is dropped with a warning naming the table, the landed snapshot and
-      the conflict; its output files, referenced by no snapshot, are deleted. ``save()``
-      returns normally and the rows are committed. A compaction job
-      (``spark_impl.jobs.compact``) still fails on a conflict.
-    * *``save()`` raised: nothing of the write is visible.* The commit raises only when its
-      data snapshot did not land (conflict, retries exhausted, storage failure); Spark then
+      OVERWRITE) snapshot, then the COMPACT snapshot of the buckets it wrote. On a table
+      whose batch reads see level-0 files, compaction is an optimisation: when it loses a
+      conflict with a concurrent commit (before or after the APPEND landed) it is dropped
+      with a warning naming the table, the landed snapshot and the conflict; its output
+      files, referenced by no snapshot, are deleted. ``save()`` returns normally and the
+      rows are committed. A compaction job (``spark_impl.jobs.compact``) still fails on a
+      conflict.
+    * *Unless level 0 is hidden: then the rows must be compacted to be seen.* Batch reads
+      of a primary-key table with ``deletion-vectors.enabled`` or ``merge-engine =
+      first-row`` skip level-0 files (Java ``DataTableBatchScan``; ``plan.
+      is_level_zero_skipped``), so the rows of a landed APPEND whose compaction lost would
+      be committed but invisible. The driver then compacts the written buckets again: a
+      fresh plan on the new latest snapshot, committed as a COMPACT snapshot under the
+      write's commit user and identifier, at most
+      :data:`spark_impl.compact.WRITE_RECOMPACTION_ATTEMPTS` times
+      (:func:`spark_impl.compact.recompact_after_write`). When none lands, ``save()``
+      raises :class:`~reference.errors.PartialCommitError` naming the table, the landed
+      snapshot ids and the last reason: the rows are committed (do not write them again)
+      and become visible after the next compaction (``spark_impl.jobs.compact(spark,
+      path)``). Other table kinds (the ``lookup`` changelog producer included) read level 0.
+    * *``save()`` raised: nothing of the write is visible*, except for that
+      :class:`~reference.errors.PartialCommitError`. The commit raises only when its data
+      snapshot did not land (conflict, retries exhausted, storage failure); Spark then
       calls :meth:`abort`.
     * *``abort`` deletes only files no published snapshot references*, checked against the
       snapshots committed since the write began, never against what the writer believes.
@@ -527,14 +542,6 @@ class PaimonWriter(DataSourceArrowWriter):
         except BaseException:
             self._delete_unreferenced(file_io, root, collected)  # the driver's compaction
             raise
-        if outcome.dropped is not None:
-            landed = ", ".join(str(s.id) for s in outcome.snapshots)
-            LOG.warning(
-                "%s: the write committed snapshot %s; its compaction was dropped: %s",
-                root,
-                landed,
-                outcome.dropped,
-            )
         if outcome.earlier is not None:
             LOG.warning(
                 "%s: commit user %s committed identifier %d already (snapshots %s): this run "
@@ -546,6 +553,52 @@ class PaimonWriter(DataSourceArrowWriter):
             )
         if outcome.dropped is not None or outcome.earlier is not None:
             self._delete_unreferenced(file_io, root, collected)
+        if outcome.dropped is not None:
+            self._settle_lost_compaction(file_io, root, collected, outcome, outcome.dropped)
+
+    def _settle_lost_compaction(
+        self,
+        file_io: FileIO,
+        root: str,
+        collected: list[CommitMessage],
+        outcome: CommitOutcome,
+        lost: Exception,
+    ) -> None:
+        """The data snapshot of ``outcome`` landed, its compaction lost (``lost``: why): drop
+        it with a warning, or, on a table whose batch reads skip level 0, compact the written
+        buckets again (:func:`spark_impl.compact.recompact_after_write`, which raises
+        :class:`~reference.errors.PartialCommitError` when that fails too)."""
+        # imported here to keep this writer's change out of the module header
+        from spark_impl.compact import (  # noqa: PLC0415
+            is_hidden_until_compacted,
+            recompact_after_write,
+        )
+
+        landed = outcome.snapshots
+        ids = ", ".join(str(s.id) for s in landed)
+        if not landed or not is_hidden_until_compacted(file_io, root, self.plan.schema):
+            LOG.warning(
+                "%s: the write committed snapshot %s; its compaction was dropped: %s",
+                root,
+                ids,
+                lost,
+            )
+            return
+        LOG.warning(
+            "%s: the write committed snapshot %s; its compaction lost (%s): compacting the "
+            "written buckets again, their rows are hidden from batch reads until then",
+            root,
+            ids,
+            lost,
+        )
+        buckets = {(m.partition, m.bucket) for m in collected}
+        snapshot = recompact_after_write(file_io, root, landed, buckets, lost)
+        LOG.info(
+            "%s: the compaction of the buckets written by snapshot %s landed: %s",
+            root,
+            ids,
+            "nothing left to compact" if snapshot is None else f"snapshot {snapshot.id}",
+        )
 
     def _commit(self, file_io: FileIO, root: str, collected: list[CommitMessage]) -> CommitOutcome:
         static = parse_static_partition(self.options, self.plan.schema) if self.overwrite else {}

@@ -11,6 +11,7 @@ references; a retry with the same ``commit.user`` / ``commit.identifier`` commit
 from __future__ import annotations
 
 import datetime
+import json
 import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ import pyarrow as pa
 import pytest
 
 from conformance.faults.faulty_io import DelegatingFileIO
-from reference.errors import StorageError
+from reference.errors import PartialCommitError, StorageError
 from reference.io import FileIO, LocalFileIO
 from reference.spec import types as t
 from reference.spec.snapshot import CommitKind
@@ -30,7 +31,7 @@ from reference.table import Table
 from reference.validate import runner as validate_runner
 from reference.validate.report import is_failing
 from spark_impl import commit as committer
-from spark_impl import datasource
+from spark_impl import compact, datasource, jobs
 from spark_impl.datasource import PaimonCommitMessage, PaimonWriter
 
 IO = LocalFileIO()
@@ -261,3 +262,155 @@ def test_the_dropped_compaction_is_logged(
         "compaction" in r.getMessage() and "dropped" in r.getMessage() for r in caplog.records
     )
     assert isinstance(first_messages[0], PaimonCommitMessage)
+
+
+# --------------------------------------------------------------------------------------------
+# Tables whose batch reads skip level 0: a lost compaction is retried, else the write raises
+# --------------------------------------------------------------------------------------------
+
+DV_OPTIONS = {**PK_OPTIONS, "deletion-vectors.enabled": "true"}
+DV_BASE = 6
+"""The snapshots of :func:`create_dv_table`: three appends, each compacted (level 0 forced
+up), leaving files on two levels above 0."""
+
+
+def create_dv_table(root: str, options: dict[str, str] | None = None) -> None:
+    table = Table.create(
+        IO, root, FIELDS, primary_keys=["k"], options={**DV_OPTIONS, **(options or {})}
+    )
+    for low in (0, 10, 20):
+        table.write_and_commit([(k, "base") for k in range(low, low + 10)])
+    assert metadata.find_latest_snapshot_id(IO, root) == DV_BASE
+
+
+@pytest.mark.parametrize(
+    ("primary_keys", "options", "hidden"),
+    [
+        (["k"], {"deletion-vectors.enabled": "true"}, True),
+        (["k"], {"merge-engine": "first-row"}, True),
+        (["k"], {"changelog-producer": "lookup"}, False),
+        (["k"], {"merge-engine": "partial-update"}, False),
+        (["k"], {}, False),
+        ([], {"deletion-vectors.enabled": "true", "bucket": "-1"}, False),
+    ],
+)
+def test_which_tables_hide_level_zero_until_compacted(
+    tmp_path: Path, primary_keys: list[str], options: dict[str, str], hidden: bool
+) -> None:
+    """Java 0.9 ``DataTableBatchScan``: a batch scan filters ``level > 0`` exactly for
+    primary-key tables with deletion vectors or the first-row merge engine."""
+    root = str(tmp_path / "t")
+    table = Table.create(IO, root, FIELDS, primary_keys=primary_keys, options=options)
+    assert compact.is_hidden_until_compacted(IO, root, table.schema()) is hidden
+
+
+def prepared_compaction(root: str) -> Callable[[], None]:
+    """A compaction job (``jobs.compact``, full) planned now and committed when called: a
+    rival that takes every file above level 0 the write's compaction also reads."""
+    jobs = compact.plan_bucket_jobs(IO, root, full=True)
+    messages = [m for m in (compact.compact_bucket(IO, job) for job in jobs) if m is not None]
+    assert messages
+
+    def commit_it() -> None:
+        committer.commit(IO, root, messages)
+
+    return commit_it
+
+
+def spark_rows(spark: Any, root: str) -> dict[int, str]:
+    return {r["k"]: r["v"] for r in spark.read.format("paimon").load(root).collect()}
+
+
+@pytest.mark.spark
+def test_a_lost_compaction_of_a_deletion_vector_table_is_retried(
+    spark: Any,
+    tmp_path: Path,
+    rival_between_append_and_compact: Callable[[Callable[[], None]], None],
+) -> None:
+    """Batch reads of a primary-key table with deletion vectors skip level 0: when the
+    write's compaction loses to a rival compaction, the rows of its landed APPEND are
+    invisible, so the write compacts its buckets again on the new latest snapshot."""
+    root = str(tmp_path / "t")
+    create_dv_table(root)
+    writer = PaimonWriter({"path": root}, False)
+    messages = written(writer, range(100, 110), "a")
+    rival_between_append_and_compact(prepared_compaction(root))
+    spark_commit(writer, messages)
+    expected = {**{k: "base" for k in range(30)}, **{k: "a" for k in range(100, 110)}}
+    assert rows(root) == expected
+    assert spark_rows(spark, root) == expected
+    latest = metadata.find_latest_snapshot_id(IO, root)
+    kinds = [
+        metadata.read_snapshot(IO, root, i).commit_kind for i in range(DV_BASE + 1, latest + 1)
+    ]
+    assert kinds == [CommitKind.APPEND, CommitKind.COMPACT, CommitKind.COMPACT]
+    assert_every_snapshot_reads(root)
+    assert find_orphans(IO, root, older_than=datetime.timedelta(0)) == []
+
+
+class BeforeEveryCompactSnapshot(DelegatingFileIO):
+    """Runs ``meanwhile`` right before this IO creates each COMPACT snapshot file: another
+    writer commits first, every time the write's compaction is about to land."""
+
+    def __init__(self, inner: FileIO, meanwhile: Callable[[], None]) -> None:
+        super().__init__(inner)
+        self.meanwhile = meanwhile
+
+    def create_exclusive(self, path: str, data: bytes) -> bool:
+        if "/snapshot/snapshot-" in path and json.loads(data)["commitKind"] == "COMPACT":
+            self.meanwhile()
+        return self.inner.create_exclusive(path, data)
+
+
+class RivalAppends:
+    """Each call: another writer that does not compact (as a ``write-only`` one) appends rows
+    of its own, keys 200 on."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.calls = 0
+
+    def __call__(self) -> None:
+        keys = range(200 + 10 * self.calls, 210 + 10 * self.calls)
+        self.calls += 1
+        writer = PaimonWriter({"path": self.root}, False)
+        committer.commit(IO, self.root, [m for p in written(writer, keys, "r") for m in p.messages])
+
+
+@pytest.mark.spark
+def test_a_write_whose_every_compaction_loses_raises_a_partial_commit_error(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every compaction of the write (its own, then each retry) loses the race to a rival
+    commit (``commit.max-retries`` 0: the first lost race fails the attempt): ``save()``
+    raises ``PartialCommitError`` naming the landed APPEND, ``abort`` keeps its files, and
+    the rows appear after the next compaction job."""
+    root = str(tmp_path / "t")
+    create_dv_table(root, {"commit.max-retries": "0"})
+    writer = PaimonWriter({"path": root}, False)
+    messages = written(writer, range(100, 110), "a")
+    ours = [f.file_name for p in messages for m in p.messages for f in m.data.new_files]
+    rival = RivalAppends(root)
+    plain = datasource.open_file_io
+    monkeypatch.setattr(
+        datasource, "open_file_io", lambda o: BeforeEveryCompactSnapshot(plain(o), rival)
+    )
+    with pytest.raises(PartialCommitError) as raised:
+        spark_commit(writer, messages)
+    monkeypatch.setattr(datasource, "open_file_io", plain)
+    appended = DV_BASE + 1
+    assert raised.value.landed == (appended,)
+    assert metadata.read_snapshot(IO, root, appended).commit_kind is CommitKind.APPEND
+    assert rival.calls == 1 + compact.WRITE_RECOMPACTION_ATTEMPTS
+    assert root in str(raised.value) and f"snapshot {appended} (APPEND)" in str(raised.value)
+    assert "spark_impl.jobs.compact" in str(raised.value)
+    assert all(Path(root, "bucket-0", name).exists() for name in ours)
+    base = {k: "base" for k in range(30)}
+    assert rows(root) == base and spark_rows(spark, root) == base
+    assert_every_snapshot_reads(root)
+    assert find_orphans(IO, root, older_than=datetime.timedelta(0)) == []
+    jobs.compact(spark, root)
+    rivals = {k: "r" for k in range(200, 200 + 10 * rival.calls)}
+    visible = {**base, **rivals, **{k: "a" for k in range(100, 110)}}
+    assert rows(root) == visible and spark_rows(spark, root) == visible
+    assert_every_snapshot_reads(root)
