@@ -414,3 +414,27 @@ def test_a_write_whose_every_compaction_loses_raises_a_partial_commit_error(
     visible = {**base, **rivals, **{k: "a" for k in range(100, 110)}}
     assert rows(root) == visible and spark_rows(spark, root) == visible
     assert_every_snapshot_reads(root)
+
+
+def test_a_lost_compaction_of_a_first_row_table_is_retried(
+    tmp_path: Path, rival_between_append_and_compact: Callable[[Callable[[], None]], None]
+) -> None:
+    """First-row tables hide level 0 from batch reads too: the same retry (reference reads)."""
+    root = str(tmp_path / "t")
+    options = {**PK_OPTIONS, "merge-engine": "first-row"}
+    table = Table.create(IO, root, FIELDS, primary_keys=["k"], options=options)
+    for low in (0, 10, 20):
+        table.write_and_commit([(k, "base") for k in range(low, low + 10)])
+    base = metadata.find_latest_snapshot_id(IO, root)
+    assert base is not None
+    writer = PaimonWriter({"path": root}, False)
+    messages = written(writer, range(100, 110), "a")
+    rival_between_append_and_compact(prepared_compaction(root))
+    spark_commit(writer, messages)
+    assert rows(root) == {**{k: "base" for k in range(30)}, **{k: "a" for k in range(100, 110)}}
+    latest = metadata.find_latest_snapshot_id(IO, root)
+    assert latest is not None
+    kinds = [metadata.read_snapshot(IO, root, i).commit_kind for i in range(base + 1, latest + 1)]
+    assert kinds == [CommitKind.APPEND, CommitKind.COMPACT, CommitKind.COMPACT]
+    assert_every_snapshot_reads(root)
+    assert find_orphans(IO, root, older_than=datetime.timedelta(0)) == []
