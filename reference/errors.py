@@ -89,8 +89,10 @@ class PartialCommitError(CommitConflictError):
     """A commit of several snapshots (a write's APPEND, then the COMPACT of the buckets it
     wrote) of which the first landed and a later one failed.
 
-    The rows of ``landed`` are visible to every reader; what failed (``cause``) changed
-    nothing. A retry of the same batch must not write it again: Java relies on the commit
+    ``landed`` is committed; what failed (``cause``) changed nothing. The landed rows are
+    visible to every reader, except in tables whose batch reads skip level 0 (primary-key
+    tables with deletion vectors or the first-row engine), where they show after the next
+    compaction. A retry of the same batch must not write it again: Java relies on the commit
     identifier (``FileStoreCommitImpl.filterCommitted``) for that; callers here read the ids
     of the landed snapshots from this error."""
 
