@@ -57,7 +57,7 @@ from reference.store.read import apply_filter_and_projection
 
 DEFAULT_EXAMPLES = int(os.environ.get("PAIMON_KIT_QUERY_SHAPES_EXAMPLES", "300"))
 """At least 300 in CI; the variable lowers it for a quick local run."""
-SLOW_EXAMPLES = 3000
+SLOW_EXAMPLES = int(os.environ.get("PAIMON_KIT_QUERY_SHAPES_SLOW_EXAMPLES", "3000"))
 REFERENCE_READ_EXAMPLES = 60
 """The reference's filtered reads cost ~0.1 s each: fewer examples for that check."""
 
