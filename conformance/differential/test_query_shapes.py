@@ -49,9 +49,8 @@ from conformance.differential.query_shapes import (
     to_sql,
     write_table,
 )
-from conformance.differential.run_spark import INFRA_MARKERS, spark_session
+from conformance.differential.run_spark import INFRA_MARKERS
 from conformance.engines.base import from_arrow_column
-from conformance.engines.spark_engine import spark_unavailable_reason
 from reference.spec.data import RowKind
 from reference.store.read import apply_filter_and_projection
 
@@ -97,15 +96,6 @@ class Summary:
 
 
 SUMMARIES: dict[str, Summary] = {}
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    pytest.importorskip("pyspark")
-    reason = spark_unavailable_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    return spark_session()
 
 
 @pytest.fixture(scope="module")

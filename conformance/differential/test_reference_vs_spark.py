@@ -33,10 +33,8 @@ from conformance.differential.run_spark import (
     Summary,
     describe_workload,
     run_workload,
-    spark_session,
 )
 from conformance.differential.spark_workloads import SparkWorkload, spark_workloads
-from conformance.engines.spark_engine import spark_unavailable_reason
 
 pytestmark = pytest.mark.spark
 
@@ -62,15 +60,6 @@ DEFAULT_SETTINGS = settings(
 SLOW_SETTINGS = settings(DEFAULT_SETTINGS, max_examples=SLOW_WORKLOADS)
 
 SUMMARIES: dict[str, Summary] = {}
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    pytest.importorskip("pyspark")
-    reason = spark_unavailable_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    return spark_session()
 
 
 @pytest.fixture(scope="module", autouse=True)
