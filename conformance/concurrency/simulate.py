@@ -19,8 +19,9 @@ After all writers exit, :func:`check_simulation` verifies:
 4. *Classified.* Every failed attempt has a known class: a lost snapshot race (snapshot
    conflict) is retried by the committer; a file conflict fails the operation
    (``CommitConflictError(retryable=False)``); retries running out, or a file removed by a
-   concurrent expiration while an operation read it, fail it too. Anything else is a
-   violation.
+   concurrent expiration while an operation read it, fail it too; an operation whose data
+   snapshot landed and whose compaction lost fails with ``PartialCommitError`` naming what
+   landed. Anything else is a violation.
 5. *Serializable.* Replaying the committed operations serially, in snapshot order, on a
    fresh local table through the reference gives the same rows as the real table. A
    compaction snapshot replays as nothing (it does not change rows); the data part of an
@@ -57,6 +58,7 @@ from reference.errors import (
     CommitConflictError,
     FileMissingError,
     PaimonKitError,
+    PartialCommitError,
     SnapshotNotFoundError,
 )
 from reference.io import FileIO, LocalFileIO, file_io_for
@@ -129,6 +131,7 @@ class FailureClass(Enum):
     KEY_RANGE_CONFLICT = "key-range overlap (failed)"
     RETRIES_EXHAUSTED = "retries exhausted (failed)"
     CONCURRENT_EXPIRATION = "file expired meanwhile (failed)"
+    PARTIAL_COMMIT = "compaction lost after the data landed (partial)"
     UNCLASSIFIED = "unclassified"
 
 
@@ -519,6 +522,8 @@ def classify_file_conflict(message: str) -> FailureClass:
 
 def classify_failure(record: OperationRecord) -> FailureClass:
     """Rule 4: the class of a failed operation."""
+    if record.error == PartialCommitError.__name__:
+        return FailureClass.PARTIAL_COMMIT
     if record.error == CommitConflictError.__name__:
         if record.retryable:
             return FailureClass.RETRIES_EXHAUSTED
