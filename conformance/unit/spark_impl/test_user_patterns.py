@@ -262,7 +262,8 @@ def test_attempt_that_wrote_files_then_failed_is_not_committed(retried_jobs: Job
 
 def test_speculation_settings_write_each_row_once(retried_jobs: JobResult) -> None:
     """With speculation on and a slow task the rows land once (local mode launches no
-    speculative copy: see :mod:`user_pattern_jobs`; the duplicate attempt is tested above)."""
+    speculative copy: see :mod:`user_pattern_jobs`; the duplicate attempt is tested above, and
+    real speculative copies on a standalone cluster in ``test_speculation_cluster.py``)."""
     assert f"speculation-{jobs.SLOW_PARTITION}-0" in retried_jobs.attempts
     check_exactly_once(retried_jobs.warehouse / "speculation")
 

@@ -14,7 +14,8 @@ three tables under ``<warehouse>`` and prints what the tasks did to ``<result.js
 * ``speculation``: ``spark.speculation`` on with aggressive settings and one slow task.
   Spark's local mode never launches a speculative copy (``TaskSchedulerImpl.start`` starts
   the speculation check only when the master is not local), so the attempts are recorded:
-  the duplicate-attempt case proper is ``after_write``.
+  the duplicate-attempt case proper is ``after_write``, and a real speculative copy on a
+  standalone cluster is ``test_speculation_cluster.py``.
 """
 
 from __future__ import annotations
