@@ -61,7 +61,7 @@ from conformance.faults.faulty_io import (
     StepKind,
 )
 from reference import layout
-from reference.errors import FileMissingError, PaimonKitError
+from reference.errors import FileMissingError, PaimonKitError, PartialCommitError
 from reference.io import FileIO, LocalFileIO
 from reference.spec import types as t
 from reference.spec.commit_message import CommitMessage
@@ -320,7 +320,7 @@ def run_raising(
     saved: list[list[CommitMessage]] = []
     try:
         run_operation(faulty, root, scenario, user, saved.append)
-    except InjectedFault:
+    except (InjectedFault, PartialCommitError):  # the latter: data landed, compaction did not
         return InterruptedRun(CaseResult.FAILED, saved[0] if saved else None)
     result = CaseResult.NOT_REACHED if faulty.fired is None else CaseResult.SUCCEEDED
     return InterruptedRun(result, saved[0] if saved else None)
