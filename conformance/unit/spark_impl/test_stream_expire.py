@@ -92,16 +92,21 @@ def _files(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
 
 
-def test_expiration_deletes_what_the_reference_deletes(tmp_path: Path) -> None:
-    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+def create_input_changelog_table(root: Path) -> None:
+    """A partitioned primary-key table with ``changelog-producer = input``, 2 buckets."""
     Table.create(
         IO,
-        str(mine),
+        str(root),
         FIELDS,
         partition_keys=["dt"],
         primary_keys=["k", "dt"],
         options={"bucket": "2", "changelog-producer": "input"},
     )
+
+
+def test_expiration_deletes_what_the_reference_deletes(tmp_path: Path) -> None:
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    create_input_changelog_table(mine)
     rng = random.Random(4)
     for number in range(8):
         _commit(str(mine), rng, True)
@@ -128,14 +133,7 @@ def test_expiration_with_a_tag_leaves_a_table_that_validates(tmp_path: Path) -> 
     holds no changelog: Java ``FileDeletionBase.manifestSkippingSet``); the validator used to
     report it as MANIFEST_LIST_MISSING."""
     root = tmp_path / "t"
-    Table.create(
-        IO,
-        str(root),
-        FIELDS,
-        partition_keys=["dt"],
-        primary_keys=["k", "dt"],
-        options={"bucket": "2", "changelog-producer": "input"},
-    )
+    create_input_changelog_table(root)
     rng = random.Random(18)
     for number in range(6):
         _commit(str(root), rng, True)
