@@ -82,7 +82,11 @@ from spark_impl.commit import (
     commit_write,
     delete_message_files,
 )
-from spark_impl.compact import compact_after_write
+from spark_impl.compact import (
+    compact_after_write,
+    is_hidden_until_compacted,
+    recompact_after_write,
+)
 from spark_impl.plan import (
     ReadPlan,
     Split,
@@ -568,12 +572,6 @@ class PaimonWriter(DataSourceArrowWriter):
         it with a warning, or, on a table whose batch reads skip level 0, compact the written
         buckets again (:func:`spark_impl.compact.recompact_after_write`, which raises
         :class:`~reference.errors.PartialCommitError` when that fails too)."""
-        # imported here to keep this writer's change out of the module header
-        from spark_impl.compact import (  # noqa: PLC0415
-            is_hidden_until_compacted,
-            recompact_after_write,
-        )
-
         landed = outcome.snapshots
         ids = ", ".join(str(s.id) for s in landed)
         if not landed or not is_hidden_until_compacted(file_io, root, self.plan.schema):
