@@ -14,24 +14,33 @@
   append table gets a task per group of small files (:mod:`spark_impl.append_compact`).
 * :func:`expire` decides on the driver which snapshots expire, deletes the files only they use
   in one Spark job, then the metadata on the driver (:mod:`spark_impl.expire`).
+* ``compact``, ``expire`` and :func:`delete_files` run in this process when ``spark`` is
+  ``None``; the procedures of :mod:`spark_impl.procedures` build on them.
 * :func:`read_stream` is ``spark.readStream.format("paimon")`` with the ``_ROW_KIND`` column.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
 
-from reference.io import file_io_for
+from reference.io import FileIO, file_io_for
 from reference.spec.commit_message import CommitMessage
 from reference.spec.schema import decode_schema
 from reference.spec.snapshot import Snapshot
 from spark_impl import commit as committer
 from spark_impl import expire as expiration
-from spark_impl.append_compact import AppendTask, plan_append_tasks, run_task_message
+from spark_impl.append_compact import (
+    FULL_MIN_FILES,
+    AppendTask,
+    append_options,
+    plan_append_tasks,
+    run_task_message,
+)
 from spark_impl.bucketing import compute_row_hash
 from spark_impl.compact import BucketJob, compact_bucket, plan_bucket_jobs
 from spark_impl.jvm_bucket import is_jvm_bucketable, is_large_input, with_jvm_bucket
@@ -52,6 +61,9 @@ from spark_impl.write import (
 )
 
 FORMAT_NAME = "paimon"
+LOG = logging.getLogger(__name__)
+_Item = TypeVar("_Item")
+_Out = TypeVar("_Out")
 
 
 def _options(path: str, options: Mapping[str, str] | None) -> dict[str, str]:
@@ -148,11 +160,24 @@ def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None)
 # --------------------------------------------------------------------------------------------
 
 
+def run_tasks(
+    spark: Any, items: Sequence[_Item], task: Callable[[_Item], list[_Out]]
+) -> list[_Out]:
+    """``task`` on each item, as a Spark job with a task per item, or in this process when
+    ``spark`` is ``None`` (the ``paimon-kit`` command's procedures)."""
+    if spark is None:
+        return [out for item in items for out in task(item)]
+    rdd = spark.sparkContext.parallelize(list(items), max(len(items), 1))
+    return list(rdd.flatMap(task).collect())
+
+
 def compact(
     spark: Any, path: str, full: bool = False, options: Mapping[str, str] | None = None
 ) -> list[Snapshot]:
-    """Compact every bucket that needs it (``full``: into the top level) as one Spark job;
-    returns the snapshots committed."""
+    """Compact every bucket that needs it (``full``: into the top level) as one Spark job
+    (``spark`` ``None``: in this process); returns the snapshots committed. An empty list
+    means no bucket needed it: :func:`explain_no_compaction` says why (logged at INFO), and
+    :func:`spark_impl.procedures.compact` returns it with the result."""
     settings = _options(path, options)
     root = settings["path"]
     file_io = file_io_for(root, settings)
@@ -160,14 +185,14 @@ def compact(
         return compact_append(spark, root, settings, full=full)
     jobs = plan_bucket_jobs(file_io, root, full=full)
     if not jobs:
+        LOG.info("compaction of %s: %s", root, explain_no_compaction(file_io, root, full=full))
         return []
 
     def run(job: BucketJob) -> list[Any]:
         message = compact_bucket(file_io_for(job.table_root, settings), job)
         return [] if message is None else [message]
 
-    rdd = spark.sparkContext.parallelize(jobs, len(jobs))
-    messages = rdd.flatMap(run).collect()
+    messages = run_tasks(spark, jobs, run)
     return committer.commit(file_io_for(root, settings), root, messages)
 
 
@@ -175,20 +200,107 @@ def compact_append(
     spark: Any, root: str, settings: Mapping[str, str], *, full: bool
 ) -> list[Snapshot]:
     """:func:`compact` for an append table: one Spark task per compaction task."""
-    tasks = plan_append_tasks(file_io_for(root, settings), root, full=full)
+    file_io = file_io_for(root, settings)
+    tasks = plan_append_tasks(file_io, root, full=full)
     if not tasks:
+        LOG.info("compaction of %s: %s", root, explain_no_compaction(file_io, root, full=full))
         return []
 
-    def run(task: AppendTask) -> CommitMessage:
-        return run_task_message(file_io_for(task.table_root, settings), task)
+    def run(task: AppendTask) -> list[CommitMessage]:
+        return [run_task_message(file_io_for(task.table_root, settings), task)]
 
-    messages = spark.sparkContext.parallelize(tasks, len(tasks)).map(run).collect()
+    messages = run_tasks(spark, tasks, run)
     return committer.commit(file_io_for(root, settings), root, messages)
+
+
+def explain_no_compaction(file_io: FileIO, root: str, *, full: bool) -> str:
+    """Why a compaction planned no task (Java's compaction managers decide the same way:
+    ``MergeTreeCompactManager`` / ``UniversalCompaction``, ``AppendOnlyTableCompactionCoordinator``
+    for bucket-unaware append tables, ``BucketedAppendCompactManager`` for fixed buckets)."""
+    schema = committer.read_latest_schema(file_io, root)
+    if committer.read_latest_snapshot(file_io, root) is None:
+        return "the table has no snapshot"
+    if schema.is_primary_key_table:
+        if full:
+            return "every bucket is already one sorted run at the top level (or empty)"
+        trigger = schema.core_options.get("num-sorted-run.compaction-trigger")
+        return f"no bucket reached num-sorted-run.compaction-trigger ({trigger} sorted runs)"
+    options = append_options(schema)
+    if options.unaware:
+        return (
+            "bucket-unaware append table: a compaction rewrites a group of files smaller than "
+            f"{options.small} bytes once it holds target-file-size ({options.target} bytes) in "
+            f"at least compaction.min.file-num ({options.min_files}) files, or "
+            f"compaction.max.file-num ({options.max_files}) files; no partition has one "
+            "(full compaction does not apply to bucket -1)"
+        )
+    if full:
+        return (
+            f"no bucket has {FULL_MIN_FILES} or more files below target-file-size "
+            f"({options.target} bytes) to merge"
+        )
+    return (
+        f"no bucket has compaction.min.file-num ({options.min_files}) files within "
+        f"target-file-size ({options.target} bytes)"
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Expiration
 # --------------------------------------------------------------------------------------------
+
+
+def delete_files(
+    spark: Any, root: str, paths: Sequence[str], options: Mapping[str, str] | None = None
+) -> int:
+    """Delete ``paths`` (missing ones quietly) as a Spark job, or in this process when
+    ``spark`` is ``None``; returns how many were deleted."""
+    settings = _options(root, options)
+    if not paths:
+        return 0
+    if spark is None:
+        io = file_io_for(root, settings)
+        return sum(expiration.delete_quietly(io, p) for p in paths)
+    count = min(len(paths), spark.sparkContext.defaultParallelism * 4)
+
+    def delete(chunk: Iterator[str]) -> Iterator[int]:
+        io = file_io_for(root, settings)
+        yield sum(expiration.delete_quietly(io, p) for p in chunk)
+
+    return int(
+        sum(spark.sparkContext.parallelize(list(paths), count).mapPartitions(delete).collect())
+    )
+
+
+def expire_plan(
+    spark: Any,
+    path: str,
+    *,
+    options: Mapping[str, str] | None = None,
+    retain_max: int | None = None,
+    retain_min: int | None = None,
+    time_retained_millis: int | None = None,
+    max_deletes: int | None = None,
+    now_millis: int | None = None,
+) -> expiration.ExpirationPlan | None:
+    """:func:`expire`, returning the plan it carried out (``None``: nothing expired)."""
+    settings = _options(path, options)
+    root = settings["path"]
+    file_io = file_io_for(root, settings)
+    plan = expiration.plan_expiration(
+        file_io,
+        root,
+        retain_max=retain_max,
+        retain_min=retain_min,
+        time_retained_millis=time_retained_millis,
+        max_deletes=max_deletes,
+        now_millis=now_millis,
+    )
+    if plan is None:
+        return None
+    delete_files(spark, root, plan.data_paths, options)
+    expiration.finish_expiration(file_io, root, plan)
+    return plan
 
 
 def expire(
@@ -203,30 +315,16 @@ def expire(
     now_millis: int | None = None,
 ) -> list[int]:
     """Expire snapshots (limits default to the table's ``snapshot.*`` options); the data files
-    are deleted by a Spark job. Returns the expired snapshot ids."""
-
-    settings = _options(path, options)
-    root = settings["path"]
-    file_io = file_io_for(root, settings)
-    plan = expiration.plan_expiration(
-        file_io,
-        root,
+    are deleted by a Spark job (``spark`` ``None``: in this process). Returns the expired
+    snapshot ids."""
+    plan = expire_plan(
+        spark,
+        path,
+        options=options,
         retain_max=retain_max,
         retain_min=retain_min,
         time_retained_millis=time_retained_millis,
         max_deletes=max_deletes,
         now_millis=now_millis,
     )
-    if plan is None:
-        return []
-    paths = list(plan.data_paths)
-    if paths:
-        count = min(len(paths), spark.sparkContext.defaultParallelism * 4)
-
-        def delete(chunk: Iterator[str]) -> Iterator[int]:
-            io = file_io_for(root, settings)
-            yield sum(expiration.delete_quietly(io, p) for p in chunk)
-
-        spark.sparkContext.parallelize(paths, count).mapPartitions(delete).collect()
-    expiration.finish_expiration(file_io, root, plan)
-    return list(plan.snapshot_ids)
+    return [] if plan is None else list(plan.snapshot_ids)
