@@ -130,6 +130,7 @@ public final class PaimonHarness {
         commands.put("create_tag", this::createTag);
         commands.put("delete_tag", this::deleteTag);
         commands.put("list_tags", this::listTags);
+        commands.put("create_branch", this::createBranch);
         commands.put("rollback", this::rollback);
         commands.put("expire_snapshots", this::expireSnapshots);
         commands.put("alter_table", this::alterTable);
@@ -701,6 +702,19 @@ public final class PaimonHarness {
                 tag.put("snapshot_id", entry.getKey().id());
             }
         }
+    }
+
+    /** {table}, name, from_tag (absent: an empty branch with the latest schema). */
+    private void createBranch(JsonNode request, ObjectNode response) throws Exception {
+        FileStoreTable table = tables.load(Tables.Ref.of(request));
+        String name = Requests.text(request, "name");
+        String tag = Requests.optText(request, "from_tag");
+        if (tag == null) {
+            table.createBranch(name);
+        } else {
+            table.createBranch(name, tag);
+        }
+        response.put("branch", name);
     }
 
     /** {table}, snapshot_id | tag. */

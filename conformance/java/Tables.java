@@ -6,6 +6,9 @@
  *   {"path": "/abs/table/dir"}                                  the table directory itself
  *   {"warehouse": "/abs/wh", "database": "db", "table": "t"}     a filesystem catalog entry
  *
+ * A table named by its directory may add {"branch": "b"}: the request then works on that branch
+ * (its schema and snapshot directories; Paimon's 'branch' option).
+ *
  * Catalogs are opened once per warehouse with caching off, so a table written by another engine
  * between two requests is always seen as it is on disk.
  */
@@ -39,12 +42,14 @@ final class Tables implements AutoCloseable {
         final String warehouse;
         final String database;
         final String table;
+        final String branch;
 
-        private Ref(String path, String warehouse, String database, String table) {
+        private Ref(String path, String warehouse, String database, String table, String branch) {
             this.path = path;
             this.warehouse = warehouse;
             this.database = database;
             this.table = table;
+            this.branch = branch;
         }
 
         static Ref of(JsonNode request) {
@@ -54,14 +59,19 @@ final class Tables implements AutoCloseable {
                 throw new IllegalArgumentException(
                         "name the table by 'path', or by 'warehouse' + 'database' + 'table'");
             }
+            String branch = Requests.optText(request, "branch");
             if (path != null) {
-                return new Ref(path, null, null, null);
+                return new Ref(path, null, null, null, branch);
+            }
+            if (branch != null) {
+                throw new IllegalArgumentException("'branch' needs a table named by 'path'");
             }
             return new Ref(
                     null,
                     warehouse,
                     Requests.text(request, "database"),
-                    Requests.text(request, "table"));
+                    Requests.text(request, "table"),
+                    null);
         }
 
         boolean inCatalog() {
@@ -74,12 +84,16 @@ final class Tables implements AutoCloseable {
 
         /** A key that is the same for every request naming this table the same way. */
         String key() {
-            return inCatalog() ? warehouse + "#" + database + "." + table : path;
+            return inCatalog() ? warehouse + "#" + database + "." + table : path + branchSuffix();
+        }
+
+        private String branchSuffix() {
+            return branch == null ? "" : "$branch_" + branch;
         }
 
         @Override
         public String toString() {
-            return inCatalog() ? database + "." + table + " in " + warehouse : path;
+            return inCatalog() ? database + "." + table + " in " + warehouse : path + branchSuffix();
         }
     }
 
@@ -104,6 +118,9 @@ final class Tables implements AutoCloseable {
         if (!ref.inCatalog()) {
             Options options = new Options();
             options.set("path", ref.path);
+            if (ref.branch != null) {
+                options.set("branch", ref.branch);
+            }
             return FileStoreTableFactory.create(CatalogContext.create(options));
         }
         Table table = catalog(ref.warehouse).getTable(ref.identifier());
@@ -124,6 +141,9 @@ final class Tables implements AutoCloseable {
     }
 
     void create(Ref ref, Schema schema, boolean ignoreIfExists) throws Exception {
+        if (ref.branch != null) {
+            throw new IllegalArgumentException("create the table, then create_branch " + ref);
+        }
         if (!ref.inCatalog()) {
             Path path = new Path(ref.path);
             new SchemaManager(fileIO(path), path).createTable(schema, ignoreIfExists);
@@ -137,13 +157,20 @@ final class Tables implements AutoCloseable {
     void alter(Ref ref, List<SchemaChange> changes) throws Exception {
         if (!ref.inCatalog()) {
             Path path = new Path(ref.path);
-            new SchemaManager(fileIO(path), path).commitChanges(changes);
+            SchemaManager schemas =
+                    ref.branch == null
+                            ? new SchemaManager(fileIO(path), path)
+                            : new SchemaManager(fileIO(path), path, ref.branch);
+            schemas.commitChanges(changes);
             return;
         }
         catalog(ref.warehouse).alterTable(ref.identifier(), changes, false);
     }
 
     void drop(Ref ref, boolean ignoreIfNotExists) throws Exception {
+        if (ref.branch != null) {
+            throw new IllegalArgumentException("drop the table, not its branch " + ref);
+        }
         if (!ref.inCatalog()) {
             Path path = new Path(ref.path);
             FileIO io = fileIO(path);

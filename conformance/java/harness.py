@@ -106,12 +106,23 @@ class CatalogTable:
     table: str
 
 
-TableLocation = str | os.PathLike[str] | CatalogTable
-"""A table directory, or a catalog entry."""
+@dataclass(frozen=True)
+class BranchTable:
+    """A branch of the table in directory ``path``: requests work on the branch's schema and
+    snapshots (Paimon's ``branch`` option)."""
+
+    path: str | os.PathLike[str]
+    branch: str
+
+
+TableLocation = str | os.PathLike[str] | CatalogTable | BranchTable
+"""A table directory, a catalog entry, or a branch of a table directory."""
 
 
 def table_arguments(table: TableLocation) -> dict[str, Any]:
     """The request members that name ``table``."""
+    if isinstance(table, BranchTable):
+        return {"path": str(Path(table.path).resolve()), "branch": table.branch}
     if isinstance(table, CatalogTable):
         return {
             "warehouse": str(Path(table.warehouse).resolve()),
@@ -677,6 +688,12 @@ class JavaHarness:
         """Tag name -> snapshot id."""
         response = self.request("list_tags", **table_arguments(table))
         return {tag["name"]: int(tag["snapshot_id"]) for tag in response["tags"]}
+
+    def create_branch(
+        self, table: TableLocation, name: str, *, from_tag: str | None = None
+    ) -> None:
+        """Create branch ``name``: empty (the latest schema, no snapshot) or from a tag."""
+        self.request("create_branch", **table_arguments(table), name=name, from_tag=from_tag)
 
     def rollback(
         self, table: TableLocation, *, snapshot_id: int | None = None, tag: str | None = None

@@ -14,6 +14,8 @@ Rules:
 3. A latest read returns rows in the table's latest schema; a time-travel read returns them in
    the schema the selected snapshot was committed with (Java ``tryTimeTravel``). Older files
    are evolved to that schema on read.
+4. With ``scan.fallback-branch`` set, partitions the branch lacks are read from the fallback
+   branch (``reference.store.fallback``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from reference.io import FileIO
 from reference.spec.predicate import Predicate
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
-from reference.store import metadata
+from reference.store import fallback, metadata
 from reference.store.read import (
     ChangeRow,
     apply_filter_and_projection,
@@ -110,7 +112,12 @@ def read_table(
     schema = metadata.read_latest_schema(file_io, table_root, branch)
     snapshot = resolve_snapshot(file_io, table_root, travel, branch)
     if snapshot is None:
-        return ReadResult(schema, None, None, [])
+        added = fallback.read_fallback_rows(
+            file_io, table_root, travel, schema, None, predicate=predicate, branch=branch
+        )
+        return ReadResult(
+            schema, None, None, apply_filter_and_projection(added, schema, predicate, projection)
+        )
     if travel != LATEST:
         schema = schemas[snapshot.schema_id]
     pruning = compute_pruning_predicate(predicate, schema)
@@ -118,6 +125,11 @@ def read_table(
     rows: list[ChangeRow] = []
     for split in plan.splits:
         rows.extend(read_split(file_io, split, schema, schemas, predicate=predicate))
+    rows.extend(
+        fallback.read_fallback_rows(
+            file_io, table_root, travel, schema, snapshot, predicate=predicate, branch=branch
+        )
+    )
     return ReadResult(
         schema, snapshot, plan, apply_filter_and_projection(rows, schema, predicate, projection)
     )
