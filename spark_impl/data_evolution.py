@@ -4,7 +4,9 @@ hold a subset of the columns, merged with the others by row id, column-wise in A
 The rules are ``reference.spec.row_tracking``'s (Java ``DataEvolutionSplitRead``): files whose
 row id ranges overlap form a group covering one range; each column of the group's rows comes from
 the newest file (largest max sequence number) that holds it, by field id; a column no file holds
-is null. BLOB files and deletion vectors over row id groups are refused.
+is null. A BLOB column is read from the group's ``.blob`` files of that column, chosen and
+concatenated as ``reference.spec.blob`` rule 4 says (Java ``DataEvolutionSplitRead.BlobBunch``).
+Deletion vectors over row id groups are refused.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pyarrow as pa
 from reference.errors import SpecViolation, UnsupportedFeature
 from reference.io import FileIO
 from reference.spec import types as t
+from reference.spec.blob import BlobFileSpan, select_blob_bunch
 from reference.spec.file_format import compute_arrow_type
 from reference.spec.row_tracking import DATA_EVOLUTION_OPTION, is_blob_file
 from reference.spec.schema import TableSchema
@@ -33,12 +36,8 @@ def _row_id_range(ref: DataFileRef) -> tuple[int, int]:
 
 
 def group_by_row_ids(files: Sequence[DataFileRef]) -> list[list[DataFileRef]]:
-    """Files grouped by overlapping row id ranges, groups in row id order, newest file first."""
-    blobs = [f.path for f in files if is_blob_file(f.path)]
-    if blobs:
-        raise UnsupportedFeature(
-            f"the BLOB type: BLOB column data in .blob files ({blobs[0]}) is not read"
-        )
+    """Files grouped by overlapping row id ranges, groups in row id order; in a group the data
+    files newest first, then the ``.blob`` files (``reference.spec.row_tracking`` rules 3, 5)."""
     groups: list[list[DataFileRef]] = []
     end = -1
     for ref in sorted(files, key=lambda f: _row_id_range(f)[0]):
@@ -50,6 +49,13 @@ def group_by_row_ids(files: Sequence[DataFileRef]) -> list[list[DataFileRef]]:
             groups.append([ref])
             end = last
     for group in groups:
+        blobs = [f for f in group if is_blob_file(f.path)]
+        group[:] = [f for f in group if not is_blob_file(f.path)]
+        if not group:
+            raise SpecViolation(
+                f".blob files {[f.path for f in blobs]} have no data file over their rows",
+                code="FILE_META_INVALID",
+            )
         if len({_row_id_range(f) for f in group}) != 1:
             raise SpecViolation(
                 f"data files {[f.path for f in group]} overlap in row ids but do not cover "
@@ -57,7 +63,27 @@ def group_by_row_ids(files: Sequence[DataFileRef]) -> list[list[DataFileRef]]:
                 code="FILE_META_INVALID",
             )
         group.sort(key=lambda f: f.max_sequence_number, reverse=True)
+        group.extend(blobs)
     return groups
+
+
+def read_holder(
+    file_io: FileIO, group: Sequence[DataFileRef], holder: int, fields: Sequence[t.DataField]
+) -> pa.Table:
+    """The rows of the group's file ``holder``; for a ``.blob`` file, of its column's files
+    chosen by ``reference.spec.blob.select_blob_bunch``, concatenated."""
+    ref = group[holder]
+    if not is_blob_file(ref.path):
+        return read_data_file(file_io, ref.path, fields)
+    column = [f for f in group if is_blob_file(f.path) and f.write_cols == ref.write_cols]
+    spans = [
+        BlobFileSpan(f.path, _row_id_range(f)[0], f.row_count, f.max_sequence_number)
+        for f in column
+    ]
+    first_row_id = _row_id_range(group[0])[0]
+    chosen = select_blob_bunch(spans, first_row_id, group[0].row_count)
+    tables = [read_data_file(file_io, column[i].path, fields) for i in chosen]
+    return pa.concat_tables(tables)
 
 
 def _written_fields(ref: DataFileRef, file_schema: TableSchema) -> list[t.DataField]:
@@ -87,7 +113,7 @@ def read_group(
             columns.append(pa.nulls(row_count, type=compute_arrow_type(field.type)))
             continue
         if holder not in read:
-            table = read_data_file(file_io, group[holder].path, written[holder])
+            table = read_holder(file_io, group, holder, written[holder])
             if table.num_rows != row_count:
                 raise SpecViolation(
                     f"{group[holder].path}: {table.num_rows} rows, its row id range holds "

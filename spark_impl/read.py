@@ -43,13 +43,14 @@ from reference.spec.file_format import (
     compute_arrow_schema,
     compute_arrow_type,
     conform_arrow_table,
+    decode_blob_data_file,
     decode_data_file,
     parse_file_format,
     rows_to_arrow,
 )
 from reference.spec.orc_timestamps import apply_orc_timestamp_rule, read_range_of
 from reference.spec.predicate import Predicate
-from reference.spec.row_tracking import is_data_evolution_enabled
+from reference.spec.row_tracking import is_blob_file, is_data_evolution_enabled
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.changelog import is_lookup_merge, select_lookup_candidates
 from spark_impl.file_index import compute_kept_rows, evaluate_at_read
@@ -64,8 +65,11 @@ NO_POSITIONS = np.zeros(0, dtype=np.int64)
 
 
 def read_data_file(file_io: FileIO, path: str, fields: Sequence[t.DataField]) -> pa.Table:
-    """Columns ``fields`` (by name) of one data file, in canonical Paimon Arrow types."""
+    """Columns ``fields`` (by name) of one data file, in canonical Paimon Arrow types; a
+    ``.blob`` file's one BLOB column through ``reference.spec.blob``."""
     with naming_file(path):
+        if is_blob_file(path):
+            return decode_blob_data_file(file_io.read_bytes(path), fields)
         fmt = parse_file_format(layout.data_file_format(path))
         source = file_io.open_input(path)
         try:

@@ -18,11 +18,13 @@ ARRAY<T>                        ArrayType
 MAP<K, V>                       MapType
 MULTISET<T>                     MapType(T, IntegerType, valueContainsNull=False)
 ROW<...>                        StructType
+BLOB                            BinaryType (read only: the bytes of the ``.blob`` file record)
 ==============================  ==============================================================
 
 Spark timestamps are microseconds: a Paimon timestamp of precision 7..9 is truncated to the
 microsecond at or before it (floor, so instants before 1970 round down as Java's
-``Timestamp.toMicros`` does). VARIANT, BLOB and VECTOR are not supported.
+``Timestamp.toMicros`` does). VARIANT and VECTOR are not supported; BLOB columns are read (Java
+``SparkTypeUtils`` maps BLOB to BinaryType) but a Spark BinaryType is written as BYTES.
 NOT NULL fields become non-nullable Spark fields.
 """
 
@@ -54,6 +56,7 @@ _ATOMIC: dict[t.TypeRoot, Any] = {
     t.TypeRoot.VARCHAR: st.StringType,
     t.TypeRoot.BINARY: st.BinaryType,
     t.TypeRoot.VARBINARY: st.BinaryType,
+    t.TypeRoot.BLOB: st.BinaryType,
     t.TypeRoot.DATE: st.DateType,
     t.TypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE: st.TimestampNTZType,
     t.TypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE: st.TimestampType,

@@ -28,6 +28,7 @@ Three representations meet here:
   MAP<K, V>                      map<key: K not null, value: V>
   MULTISET<T>                    map<key: T not null, value: int32 not null>
   ROW<...>                       struct<...>
+  BLOB                           binary (read from ``.blob`` files only)
   =============================  ================================================
 
   Fields carry their Paimon field id as ``PARQUET:field_id``; list elements and map keys and
@@ -85,6 +86,7 @@ from reference.errors import (
     UnsupportedFeature,
 )
 from reference.spec import types as t
+from reference.spec.blob import decode_blob_file
 from reference.spec.data import (
     EPOCH_DATE,
     EPOCH_DATETIME,
@@ -162,7 +164,10 @@ MULTISET_COUNT_TYPE = t.IntType(nullable=False)
 AVRO_MULTISET_COUNT_TYPE = t.IntType()
 """Java's Avro converter gives the count a *nullable* int."""
 
-UNSUPPORTED_ROOTS = frozenset({t.TypeRoot.VARIANT, t.TypeRoot.BLOB, t.TypeRoot.VECTOR})
+UNSUPPORTED_ROOTS = frozenset({t.TypeRoot.VARIANT, t.TypeRoot.VECTOR})
+FILE_FORMAT_UNSUPPORTED_ROOTS = UNSUPPORTED_ROOTS | {t.TypeRoot.BLOB}
+"""Types no Parquet, ORC or Avro data file holds: BLOB values live in ``.blob`` files
+(:mod:`reference.spec.blob`, Java ``BlobFileFormat``), read by :func:`decode_blob_data_file`."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,13 +191,28 @@ def compute_timestamp_unit(precision: int) -> TimeUnit:
     return TimeUnit.NANOS
 
 
-def _check_supported(data_type: t.DataType) -> None:
-    if data_type.root in UNSUPPORTED_ROOTS:
+def _check_supported(
+    data_type: t.DataType, roots: frozenset[t.TypeRoot] = UNSUPPORTED_ROOTS
+) -> None:
+    if data_type.root in roots:
         raise UnsupportedFeature(f"{data_type} columns in data files are not supported yet")
 
 
 def _field_metadata(field_id: int) -> dict[bytes, bytes]:
     return {PARQUET_FIELD_ID_KEY: str(field_id).encode()}
+
+def _check_file_format_type(data_type: t.DataType) -> None:
+    """Refuse a type, nested ones included, that a Parquet/ORC/Avro file cannot hold."""
+    _check_supported(data_type, FILE_FORMAT_UNSUPPORTED_ROOTS)
+    if isinstance(data_type, (t.ArrayType, t.MultisetType)):
+        _check_file_format_type(data_type.element)
+    elif isinstance(data_type, t.MapType):
+        _check_file_format_type(data_type.key)
+        _check_file_format_type(data_type.value)
+    elif isinstance(data_type, t.RowType):
+        for data_field in data_type.fields:
+            _check_file_format_type(data_field.type)
+
 
 
 def _arrow_field(
@@ -250,6 +270,7 @@ def compute_atomic_arrow_type(data_type: t.DataType) -> pa.DataType:
         t.TypeRoot.DATE: pa.date32(),
         t.TypeRoot.TIME_WITHOUT_TIME_ZONE: pa.time32("ms"),
     }
+        t.TypeRoot.BLOB: pa.binary(),
     if data_type.root in simple:
         return simple[data_type.root]
     if isinstance(data_type, t.DecimalType):
@@ -583,7 +604,7 @@ def _avro_record_field(name: str, data_type: t.DataType, row_name: str) -> dict[
 def _avro_type(data_type: t.DataType, row_name: str) -> Any:
     """Java ``AvroSchemaConverter.convertToSchema``: nested records are named
     ``<parent record name>_<field name>``; nullable types are ``["null", T]``."""
-    _check_supported(data_type)
+    _check_supported(data_type, FILE_FORMAT_UNSUPPORTED_ROOTS)
     nullable = data_type.nullable
     if isinstance(data_type, t.ArrayType):
         items = _avro_type(data_type.element, row_name)
@@ -899,6 +920,8 @@ def encode_data_file(
     if fmt is FileFormat.ORC:
         return _encode_orc(table, _codec(ORC_CODECS, options.compression, fmt))
     return _encode_avro(table, fields, compute_avro_codec(options), options.zstd_level)
+    for data_field in fields:
+        _check_file_format_type(data_field.type)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1107,6 +1130,22 @@ def decode_data_file(
 
     Bad bytes raise :class:`PaimonFormatError` (truncated, bad magic, undecodable pages, or
     decoded columns that are not valid Arrow data, such as strings that are not UTF-8); a
+def decode_blob_data_file(data: bytes, fields: Sequence[t.DataField]) -> pa.Table:
+    """The column of a whole ``.blob`` file (:mod:`reference.spec.blob`) as a canonical Arrow
+    table: ``fields`` is the one BLOB column the file's ``_WRITE_COLS`` names, or nothing (the
+    row count only). Bad bytes raise :class:`PaimonFormatError`. Java ``BlobFormatReader``."""
+    values = decode_blob_file(data)
+    if not fields:
+        return _empty_table(len(values))
+    if len(fields) != 1 or fields[0].type.root is not t.TypeRoot.BLOB:
+        raise SpecViolation(
+            f"a .blob file holds one BLOB column, not {[str(f.type) for f in fields]}",
+            code="DATA_FILE_COLUMN_TYPE",
+        )
+    column = pa.array(values, type=pa.binary())
+    return conform_arrow_table(pa.table({fields[0].name: column}), fields)
+
+
     column that is missing or of an incompatible type raises :class:`SpecViolation`.
 
     ORC bytes go to the current ORC decoder (:mod:`reference.spec.orc_decoding`): in process

@@ -24,15 +24,16 @@ Rules:
    ties in manifest order).
 4. A row of a group takes each column (matched by field id through the file's own schema) from
    the first file of rule 3 that holds it; a column no file holds reads as null.
-5. BLOB columns are stored in ``.blob`` files of their own (one column each); this kit does not
-   read them yet and refuses with :class:`~reference.errors.UnsupportedFeature`.
+5. BLOB columns are stored in ``.blob`` files of their own (one column each) over parts of a
+   group's range; they join the group their rows overlap, after its data files, and are read
+   as :mod:`reference.spec.blob` rule 4 says (the bunch of one column covers the group).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from reference.errors import SpecViolation, UnsupportedFeature
+from reference.errors import SpecViolation
 from reference.spec import types as t
 from reference.spec.data_file import SEQUENCE_NUMBER_FIELD, DataFileMeta
 
@@ -89,12 +90,7 @@ def compute_row_id_range(meta: DataFileMeta) -> RowIdRange:
 
 def compute_row_id_groups(files: Sequence[DataFileMeta]) -> list[list[DataFileMeta]]:
     """Rule 3: the files of one bucket grouped by overlapping row id ranges (groups in row id
-    order), each group newest first. Blob files are refused (rule 5)."""
-    blobs = [f.file_name for f in files if is_blob_file(f.file_name)]
-    if blobs:
-        raise UnsupportedFeature(
-            f"the BLOB type: BLOB column data in .blob files ({blobs[0]}) is not read"
-        )
+    order), each group's data files newest first, then its ``.blob`` files (rule 5)."""
     ordered = sorted(files, key=lambda f: compute_row_id_range(f)[0])
     groups: list[list[DataFileMeta]] = []
     end = -1
@@ -107,7 +103,14 @@ def compute_row_id_groups(files: Sequence[DataFileMeta]) -> list[list[DataFileMe
             groups.append([meta])
             end = last
     for group in groups:
+        blobs = [f for f in group if is_blob_file(f.file_name)]
+        group[:] = [f for f in group if not is_blob_file(f.file_name)]
         ranges = {compute_row_id_range(f) for f in group}
+        if not group:
+            raise SpecViolation(
+                f".blob files {[f.file_name for f in blobs]} have no data file over their rows",
+                code="FILE_META_INVALID",
+            )
         if len(ranges) != 1:
             raise SpecViolation(
                 f"data files {[f.file_name for f in group]} overlap in row ids but do not "
@@ -115,6 +118,7 @@ def compute_row_id_groups(files: Sequence[DataFileMeta]) -> list[list[DataFileMe
                 code="FILE_META_INVALID",
             )
         group.sort(key=lambda f: f.max_sequence_number, reverse=True)
+        group.extend(blobs)
     return groups
 
 

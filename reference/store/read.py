@@ -50,6 +50,7 @@ from reference.merge.engine import (
     order_records,
 )
 from reference.spec import types as t
+from reference.spec.blob import select_group_blob_files
 from reference.spec.casts import cast_value
 from reference.spec.compare import compare_rows
 from reference.spec.data import Row, RowKind, Value
@@ -63,7 +64,12 @@ from reference.spec.data_file import (
 )
 from reference.spec.default_values import apply_default_values, compute_default_values
 from reference.spec.deletion_vector import DeletionVector, decode_deletion_vector, is_deleted
-from reference.spec.file_format import arrow_to_rows, decode_data_file, parse_file_format
+from reference.spec.file_format import (
+    arrow_to_rows,
+    decode_blob_data_file,
+    decode_data_file,
+    parse_file_format,
+)
 from reference.spec.file_index.result import ResultKind, is_remain
 from reference.spec.file_index.roaring import RowIds
 from reference.spec.key_value import KeyValue
@@ -77,6 +83,7 @@ from reference.spec.row_tracking import (
     compute_column_sources,
     compute_row_id_groups,
     compute_written_fields,
+    is_blob_file,
     is_data_evolution_enabled,
 )
 from reference.spec.schema import TableSchema
@@ -114,8 +121,11 @@ def read_file_rows(
     """The rows of one data file, columns ``fields`` (format from the file name): all of them,
     or only those at ``positions`` (0-based, in file order)."""
     with naming_file(path):
-        fmt = parse_file_format(layout.data_file_format(path))
-        table = decode_data_file(file_io.open_input(path), fmt, fields)
+        if is_blob_file(path):
+            table = decode_blob_data_file(file_io.read_bytes(path), fields)
+        else:
+            fmt = parse_file_format(layout.data_file_format(path))
+            table = decode_data_file(file_io.open_input(path), fmt, fields)
         if positions is not None:
             table = table.take(list(positions))
         return arrow_to_rows(table, fields)
@@ -244,9 +254,15 @@ def read_row_id_group(
     sources = compute_column_sources(written, schema.fields)
     columns: dict[int, list[Row]] = {}
     for index in sorted({s for s in sources if s is not None}):
-        path = compute_data_file_path(split, group[index])
+        metas = [group[index]]
+        if is_blob_file(group[index].file_name):  # reference.spec.blob rule 4
+            metas = select_group_blob_files(group, group[index])
         mapper = compute_value_mapper(written[index], schema.fields)
-        columns[index] = [mapper(row) for row in read_file_rows(file_io, path, written[index])]
+        columns[index] = [
+            mapper(row)
+            for meta in metas
+            for row in read_file_rows(file_io, compute_data_file_path(split, meta), written[index])
+        ]
     row_count = group[0].row_count
     for index, rows in columns.items():
         if len(rows) != row_count:

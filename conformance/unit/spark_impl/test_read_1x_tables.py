@@ -1,7 +1,7 @@
 """spark_impl reads the Paimon 1.x tables of ``../shared/third-party`` (issue 22 items 4-6) to the
 rows their READMEs state (the same expectations as the reference's
 ``test_read_1x_tables``): through the planner and split reader, and through the ``paimon`` data
-source at the latest snapshot; the BLOB table is refused naming BLOB."""
+source at the latest snapshot; the BLOB table's values are the ``.bin`` files its README names."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from conformance.unit.reference.store.test_read_1x_tables import (
     CASES,
     README_ROWS,
     blob_table_root,
+    blob_table_rows,
     table_root,
 )
 from conformance.unit.spark_impl.test_read import read_rows
-from reference.errors import UnsupportedFeature
 from spark_impl.plan import LATEST, TimeTravel
 
 
@@ -31,9 +31,9 @@ def test_split_reader_reads_the_readme_rows(
     assert rows == Counter(README_ROWS[name, snapshot_id])
 
 
-def test_the_blob_table_is_refused_naming_blob(third_party: Path) -> None:
-    with pytest.raises(UnsupportedFeature, match="BLOB"):
-        read_rows(blob_table_root(third_party), LATEST)
+def test_split_reader_reads_the_blob_table(third_party: Path) -> None:
+    rows = read_rows(blob_table_root(third_party), LATEST)
+    assert rows == Counter(blob_table_rows(third_party))
 
 
 @pytest.mark.spark
@@ -41,3 +41,12 @@ def test_data_source_reads_the_readme_rows(spark: Any, third_party: Path) -> Non
     for name in sorted({name for name, _ in README_ROWS}):
         rows = spark.read.format("paimon").load(str(table_root(third_party, name))).collect()
         assert Counter(tuple(row) for row in rows) == Counter(README_ROWS[name, None]), name
+
+
+@pytest.mark.spark
+def test_data_source_reads_blob_as_binary(spark: Any, third_party: Path) -> None:
+    frame = spark.read.format("paimon").load(str(blob_table_root(third_party)))
+    assert frame.schema["f5"].dataType.simpleString() == "binary"
+    rows = frame.orderBy("f1", "f2").collect()
+    expected = sorted(blob_table_rows(third_party), key=lambda row: (row[1], row[2]))
+    assert [tuple(bytes(v) if isinstance(v, bytearray) else v for v in r) for r in rows] == expected
