@@ -35,7 +35,7 @@ from typing import Any
 
 from reference.errors import UnsupportedFeature
 from reference.spec import types as t
-from reference.spec.data import Row, RowKind, Timestamp, Value
+from reference.spec.data import PairMap, Row, RowKind, Timestamp, Value, build_map
 
 NAN = "NaN"
 POSITIVE_INFINITY = "Infinity"
@@ -143,8 +143,8 @@ def decode_timestamp(value: JsonValue) -> Timestamp:
 
 def _decode_pairs(
     value: JsonValue, key_type: t.DataType, value_type: t.DataType
-) -> dict[Value, Value]:
-    return {decode_value(k, key_type): decode_value(v, value_type) for k, v in value}
+) -> dict[Value, Value] | PairMap:
+    return build_map((decode_value(k, key_type), decode_value(v, value_type)) for k, v in value)
 
 
 def decode_value(value: JsonValue, data_type: t.DataType) -> Value:

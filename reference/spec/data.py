@@ -20,8 +20,8 @@ TIME(p)                       ``int``: milliseconds of the day (Java keeps TIME 
 TIMESTAMP(p), TIMESTAMP(p)    :class:`Timestamp`: epoch millis + nanos within the milli;
 WITH LOCAL TIME ZONE          local-zoned values are UTC instants
 ARRAY<T>, VECTOR<T, n>        ``list`` of values
-MULTISET<T>                   ``dict`` element -> count
-MAP<K, V>                     ``dict`` key -> value
+MULTISET<T>                   ``dict`` element -> count (:class:`PairMap`, see below)
+MAP<K, V>                     ``dict`` key -> value (:class:`PairMap`, see below)
 ROW<...>                      ``tuple`` of field values
 VARIANT                       :class:`Variant`
 BLOB                          ``bytes``
@@ -29,11 +29,19 @@ null of any type              ``None``
 ============================  =========================================================
 
 A row is a ``tuple`` of such values in field order.
+
+Paimon allows any type as a MAP key or MULTISET element (Java ``MapType`` puts no restriction
+on the key type; ``GenericMap`` and ``BinaryMap`` hold keys of any type). A key Python cannot
+hash (an ARRAY, MAP or MULTISET, or a ROW holding one) cannot key a ``dict``, so such a map is
+a :class:`PairMap`: a read-only mapping over its ``(key, value)`` entries that compares keys
+by equality. :func:`build_map` makes the ``dict`` when it can and the :class:`PairMap`
+otherwise; the two compare equal when they hold the same entries, in any order.
 """
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
@@ -100,6 +108,72 @@ class Variant:
 
     value: bytes
     metadata: bytes
+
+
+class PairMap(Mapping[Any, Any]):
+    """A MAP or MULTISET value whose keys are not hashable in Python (see the module text).
+
+    The entries keep the order they were read in; an entry whose key equals an earlier one's
+    replaces that entry's value in place, as a ``dict`` built from the same entries would. Two
+    maps are equal when they hold equal entries, whatever their order (``dict`` equality).
+    Java: ``org.apache.paimon.data.GenericMap`` (a ``Map<Object, Object>`` over any key).
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: Iterable[tuple[Any, Any]] = ()) -> None:
+        merged: list[list[Any]] = []
+        for key, value in entries:
+            for entry in merged:
+                if entry[0] == key:
+                    entry[1] = value
+                    break
+            else:
+                merged.append([key, value])
+        self._entries: tuple[tuple[Any, Any], ...] = tuple((k, v) for k, v in merged)
+
+    def __getitem__(self, key: Any) -> Any:
+        for entry_key, value in self._entries:
+            if entry_key == key:
+                return value
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (key for key, _ in self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def entries(self) -> tuple[tuple[Any, Any], ...]:
+        """The ``(key, value)`` entries in order (what ``items()`` yields, without lookups)."""
+        return self._entries
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        if len(other) != len(self._entries):
+            return False
+        unmatched = list(self._entries)
+        for pair in other.items():
+            if pair not in unmatched:
+                return False
+            unmatched.remove(pair)
+        return True
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking values: unhashable like dict
+
+    def __repr__(self) -> str:
+        return f"PairMap({list(self._entries)!r})"
+
+
+def build_map(entries: Iterable[tuple[Any, Any]]) -> dict[Any, Any] | PairMap:
+    """A MAP or MULTISET value from its ``(key, value)`` entries: a ``dict`` when every key is
+    hashable, else a :class:`PairMap` (a later equal key replaces an earlier one either way)."""
+    pairs = list(entries)
+    try:
+        return dict(pairs)
+    except TypeError:
+        return PairMap(pairs)
 
 
 class RowKind(Enum):

@@ -95,6 +95,7 @@ from reference.spec.data import (
     Row,
     Timestamp,
     Value,
+    build_map,
     decimal_from_unscaled,
 )
 from reference.spec.data_file import (
@@ -198,9 +199,6 @@ def _check_supported(
         raise UnsupportedFeature(f"{data_type} columns in data files are not supported yet")
 
 
-def _field_metadata(field_id: int) -> dict[bytes, bytes]:
-    return {PARQUET_FIELD_ID_KEY: str(field_id).encode()}
-
 def _check_file_format_type(data_type: t.DataType) -> None:
     """Refuse a type, nested ones included, that a Parquet/ORC/Avro file cannot hold."""
     _check_supported(data_type, FILE_FORMAT_UNSUPPORTED_ROOTS)
@@ -213,6 +211,9 @@ def _check_file_format_type(data_type: t.DataType) -> None:
         for data_field in data_type.fields:
             _check_file_format_type(data_field.type)
 
+
+def _field_metadata(field_id: int) -> dict[bytes, bytes]:
+    return {PARQUET_FIELD_ID_KEY: str(field_id).encode()}
 
 
 def _arrow_field(
@@ -267,10 +268,10 @@ def compute_atomic_arrow_type(data_type: t.DataType) -> pa.DataType:
         t.TypeRoot.VARCHAR: pa.string(),
         t.TypeRoot.BINARY: pa.binary(),
         t.TypeRoot.VARBINARY: pa.binary(),
+        t.TypeRoot.BLOB: pa.binary(),
         t.TypeRoot.DATE: pa.date32(),
         t.TypeRoot.TIME_WITHOUT_TIME_ZONE: pa.time32("ms"),
     }
-        t.TypeRoot.BLOB: pa.binary(),
     if data_type.root in simple:
         return simple[data_type.root]
     if isinstance(data_type, t.DecimalType):
@@ -400,7 +401,9 @@ def _from_arrow_value(value: Any, data_type: t.DataType) -> Value:
         return [_from_arrow_value(v, data_type.element) for v in value]
     if isinstance(data_type, (t.MapType, t.MultisetType)):
         key_type, value_type = map_key_value_types(data_type)
-        return {_from_arrow_value(k, key_type): _from_arrow_value(v, value_type) for k, v in value}
+        return build_map(
+            (_from_arrow_value(k, key_type), _from_arrow_value(v, value_type)) for k, v in value
+        )
     if isinstance(data_type, t.RowType):
         return tuple(_from_arrow_value(value[f.name], f.type) for f in data_type.fields)
     return value
@@ -746,7 +749,9 @@ def _from_avro_value(value: Any, data_type: t.DataType) -> Value:
             if isinstance(value, dict)
             else ((e[MAP_KEY_NAME], e[MAP_VALUE_NAME]) for e in value)
         )
-        return {_from_avro_value(k, key_type): _from_avro_value(v, value_type) for k, v in entries}
+        return build_map(
+            (_from_avro_value(k, key_type), _from_avro_value(v, value_type)) for k, v in entries
+        )
     if isinstance(data_type, t.RowType):
         return tuple(_from_avro_value(value[f.name], f.type) for f in data_type.fields)
     return value
@@ -913,6 +918,8 @@ def encode_data_file(
     for a primary-key table the ``_KEY_*``, ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` columns
     too), in the physical form Java writes (see the module notes)."""
     options = options or FormatWriteOptions()
+    for data_field in fields:
+        _check_file_format_type(data_field.type)
     table = conform_arrow_table(table, fields)
     if fmt is FileFormat.PARQUET:
         codec = _codec(PARQUET_CODECS, options.compression, fmt)
@@ -920,8 +927,6 @@ def encode_data_file(
     if fmt is FileFormat.ORC:
         return _encode_orc(table, _codec(ORC_CODECS, options.compression, fmt))
     return _encode_avro(table, fields, compute_avro_codec(options), options.zstd_level)
-    for data_field in fields:
-        _check_file_format_type(data_field.type)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1123,13 +1128,6 @@ def is_decoder_error(error: BaseException) -> bool:
     return isinstance(error, DECODER_ERRORS) or module.startswith(DECODER_MODULES)
 
 
-def decode_data_file(
-    source: DataSource, fmt: FileFormat, fields: Sequence[t.DataField]
-) -> pa.Table:
-    """The columns ``fields`` of a data file as a canonical Arrow table (projection by name).
-
-    Bad bytes raise :class:`PaimonFormatError` (truncated, bad magic, undecodable pages, or
-    decoded columns that are not valid Arrow data, such as strings that are not UTF-8); a
 def decode_blob_data_file(data: bytes, fields: Sequence[t.DataField]) -> pa.Table:
     """The column of a whole ``.blob`` file (:mod:`reference.spec.blob`) as a canonical Arrow
     table: ``fields`` is the one BLOB column the file's ``_WRITE_COLS`` names, or nothing (the
@@ -1146,6 +1144,13 @@ def decode_blob_data_file(data: bytes, fields: Sequence[t.DataField]) -> pa.Tabl
     return conform_arrow_table(pa.table({fields[0].name: column}), fields)
 
 
+def decode_data_file(
+    source: DataSource, fmt: FileFormat, fields: Sequence[t.DataField]
+) -> pa.Table:
+    """The columns ``fields`` of a data file as a canonical Arrow table (projection by name).
+
+    Bad bytes raise :class:`PaimonFormatError` (truncated, bad magic, undecodable pages, or
+    decoded columns that are not valid Arrow data, such as strings that are not UTF-8); a
     column that is missing or of an incompatible type raises :class:`SpecViolation`.
 
     ORC bytes go to the current ORC decoder (:mod:`reference.spec.orc_decoding`): in process
