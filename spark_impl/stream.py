@@ -225,11 +225,17 @@ def read_stream_split(file_io: FileIO, split: StreamSplit) -> pa.Table:
 
 
 def read_merged_with_kinds(
-    file_io: FileIO, split: Split, schema: TableSchema, schemas: Mapping[int, TableSchema]
+    file_io: FileIO,
+    split: Split,
+    schema: TableSchema,
+    schemas: Mapping[int, TableSchema],
+    *,
+    keep_retractions: bool = False,
 ) -> pa.Table:
     """Rule 1 for a primary-key split: one row per key with the kind of its merged record
     (``+I`` or ``+U``, as Java's reader sets the row kind from the record), retractions
-    dropped."""
+    dropped (kept with ``keep_retractions``, as Java ``MergeFileSplitRead`` with
+    ``keepDelete`` for the ``audit_log`` system table)."""
     dv_cache: dict[str, bytes] = {}
     files = sorted(split.files, key=lambda f: f.min_sequence_number)
     tables = [read_file_records(file_io, f, schema, schemas[f.schema_id], dv_cache) for f in files]
@@ -243,7 +249,7 @@ def read_merged_with_kinds(
         records = select_lookup_candidates(records, levels, config)
     merged = reduce_records(records, config).merged
     kinds = np.asarray(merged.column(KIND_COLUMN).to_numpy(), dtype=np.int64)
-    adding = is_add_kind(kinds)
+    adding = np.ones(len(kinds), dtype=bool) if keep_retractions else is_add_kind(kinds)
     merged = merged.filter(pa.array(adding))
     return with_row_kinds(merged.select(names), kinds[adding])
 
