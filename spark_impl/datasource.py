@@ -60,6 +60,7 @@ from pyspark.sql.datasource import (
     DataSourceArrowWriter,
     DataSourceReader,
     DataSourceStreamReader,
+    DataSourceStreamWriter,
     InputPartition,
     WriterCommitMessage,
 )
@@ -74,7 +75,7 @@ from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
 from reference.spec.predicate import Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
-from spark_impl import format_table, stream, workers
+from spark_impl import format_table, stream, system_tables, workers
 from spark_impl.commit import (
     BATCH_COMMIT_IDENTIFIER,
     CommitOutcome,
@@ -322,6 +323,8 @@ class PaimonDataSource(DataSource):
 
     def schema(self) -> StructType:
         options = plain_options(self.options)
+        if system_tables.system_table_of(options) is not None:  # path$name
+            return cast(StructType, system_tables.spark_schema_of(options))
         if format_table.is_format_table_read(options):  # no .schema(...): the 'fields' option
             table = format_table.parse_source_options(options, table_path(options), None)
             return to_spark_schema(table.fields)
@@ -333,8 +336,10 @@ class PaimonDataSource(DataSource):
             schema = StructType([*schema.fields, StructField(ROW_KIND_COLUMN, StringType(), False)])
         return schema
 
-    def reader(self, schema: StructType) -> PaimonReader | FormatTableReader:
+    def reader(self, schema: StructType) -> DataSourceReader:
         options = plain_options(self.options)
+        if system_tables.system_table_of(options) is not None:
+            return system_tables.SystemTableReader(options, schema)
         if format_table.is_format_table_read(options):
             return FormatTableReader(options, schema)
         return PaimonReader(options, schema)
@@ -344,6 +349,11 @@ class PaimonDataSource(DataSource):
 
     def streamReader(self, schema: StructType) -> PaimonStreamReader:
         return PaimonStreamReader(plain_options(self.options), schema)
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
+        from spark_impl.stream_sink import create_stream_writer  # noqa: PLC0415 (a cycle)
+
+        return create_stream_writer(plain_options(self.options), overwrite)
 
 
 def is_row_kind_read(options: Mapping[str, str]) -> bool:

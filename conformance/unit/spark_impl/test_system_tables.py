@@ -18,10 +18,12 @@ from reference.spec.data import Timestamp
 from reference.spec.snapshot import LocalDateTime
 from reference.system_tables import SYSTEM_TABLES_0_9, SystemTableVersion
 from reference.table import Table
+from spark_impl.system_tables import split_system_table
 
 pytestmark = pytest.mark.spark
 
 EPOCH = datetime.datetime(1970, 1, 1)
+VERSION_0_9 = SystemTableVersion.PAIMON_0_9
 FIELDS = [
     t.DataField(0, "k", t.IntType(nullable=False)),
     t.DataField(1, "dt", t.VarCharType(t.MAX_LENGTH, nullable=False)),
@@ -112,9 +114,7 @@ def test_every_system_table_equals_the_reference(
         df = spark.read.format("paimon").load(f"{table.root}${name}")
         assert df.columns == expected.field_names, name
         got = sorted((tuple(row) for row in df.collect()), key=sort_key)
-        want = sorted(
-            (tuple(to_python(v) for v in row) for row in expected.rows), key=sort_key
-        )
+        want = sorted((tuple(to_python(v) for v in row) for row in expected.rows), key=sort_key)
         assert got == want, name
 
 
@@ -129,20 +129,17 @@ def test_time_travel_and_the_option_form(spark: Any, tables: dict[str, Table]) -
         want = sorted((tuple(to_python(v) for v in r) for r in expected.rows), key=sort_key)
         assert got == want, name
     tagged = spark.read.format("paimon").option("scan.tag-name", "t1").load(f"{table.root}$files")
-    assert tagged.count() == len(
-        table.system_table("files", {"scan.tag-name": "t1"}, version=SystemTableVersion.PAIMON_0_9).rows
-    )
+    at_tag = table.system_table("files", {"scan.tag-name": "t1"}, version=VERSION_0_9)
+    assert tagged.count() == len(at_tag.rows)
 
 
 def test_unknown_system_table_names_the_known_ones(spark: Any, tables: dict[str, Table]) -> None:
-    with pytest.raises(Exception, match="no such system table.*snapshots") as raised:
+    with pytest.raises(Exception, match=r"no such system table.*snapshots") as raised:
         spark.read.format("paimon").load(f"{tables['append'].root}$snapshotz").collect()
     assert "snapshotz" in str(raised.value)
 
 
 def test_split_system_table_path() -> None:
-    from spark_impl.system_tables import split_system_table
-
     assert split_system_table("/wh/db.db/t$Files", {}) == ("/wh/db.db/t", "files")
     assert split_system_table("s3://b/w/db.db/t", {"system-table": "tags"}) == (
         "s3://b/w/db.db/t",
