@@ -15,6 +15,9 @@ Entry points (pyspark is imported lazily)::
     dml.delete(spark, "/warehouse/db.db/t", "dt = '2024-01-01' AND v < 0")
     dml.update(spark, "/warehouse/db.db/t", "k = 3", {"v": "v + 1"})
     from spark_impl.format_table import read_format_table   # format tables (plain files)
+    spark_impl.alter_table(spark, "/warehouse/db.db/t", add_columns={"c": "BIGINT"})
+    from spark_impl import procedures                        # tags, branches, rollback, ...
+    procedures.create_tag("/warehouse/db.db/t", "v1")
 """
 
 from __future__ import annotations
@@ -48,3 +51,10 @@ def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None)
     from spark_impl import jobs  # noqa: PLC0415
 
     return jobs.read_stream(spark, path, options)
+
+
+def alter_table(spark: Any, path: str, *args: Any, **kwargs: Any) -> Any:
+    """Change the table's schema (see :func:`spark_impl.alter.alter_table`)."""
+    from spark_impl import alter  # noqa: PLC0415
+
+    return alter.alter_table(spark, path, *args, **kwargs)
