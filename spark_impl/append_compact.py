@@ -36,7 +36,7 @@ import functools
 import itertools
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -68,9 +68,9 @@ from spark_impl import commit
 from spark_impl.compact import BucketFiles, read_vectors
 from spark_impl.file_index import compute_file_index_plan
 from spark_impl.file_writer import MetaContext, compute_creation_time, write_append_files
+from spark_impl.kv_layout import compute_level_plans
 from spark_impl.plan import compute_bucket_dir, read_schema_json
 from spark_impl.read import apply_deletions, evolve_columns, read_data_file
-from spark_impl.write import compute_level_plans
 
 UNAWARE_BUCKET_OPTION = -1
 """``bucket = -1`` on an append table: bucket-unaware."""
@@ -426,77 +426,3 @@ def plan_append_tasks(file_io: FileIO, table_root: str, *, full: bool) -> list[A
             for chosen in picked
         ]
     return tasks
-
-
-# --------------------------------------------------------------------------------------------
-# Compaction after a write (fixed buckets)
-# --------------------------------------------------------------------------------------------
-
-
-def compact_written_append(
-    file_io: FileIO,
-    message: CommitMessage,
-    *,
-    table_root: str,
-    schema_jsons: Mapping[int, str],
-    schema_id: int,
-    base_files: Sequence[DataFileMeta],
-    vector_files: Sequence[IndexFileMeta],
-) -> CommitMessage:
-    """``message`` of a write with its bucket's automatic compaction added (none picked:
-    ``message`` unchanged)."""
-    schema = decode_schema(schema_jsons[schema_id])
-    files = [*base_files, *message.data.new_files]
-    picked = pick_window(files, append_options(schema))
-    if picked is None:
-        return message
-    partition_types = [f.type for f in schema.partition_type.fields]
-    task = AppendTask(
-        table_root,
-        schema_jsons[schema_id],
-        schema_jsons,
-        tuple(deserialize_binary_row(message.partition, partition_types)),
-        message.partition,
-        message.bucket,
-        message.total_buckets,
-        tuple(picked),
-        tuple(vector_files),
-    )
-    compaction, index = run_task(file_io, task)
-    return replace(
-        message,
-        compaction=compaction,
-        index=IndexIncrement(
-            message.index.new_index_files + index.new_index_files,
-            message.index.deleted_index_files + index.deleted_index_files,
-        ),
-    )
-
-
-def compact_after_append_write(
-    file_io: FileIO,
-    table_root: str,
-    schema: TableSchema,
-    messages: Sequence[CommitMessage],
-    *,
-    overwrite: bool,
-) -> list[CommitMessage]:
-    """The write ``messages`` (one per bucket) of a fixed-bucket append table with each
-    bucket's automatic compaction added, on the driver (an overwrite starts from empty
-    buckets)."""
-    latest = None if overwrite else commit.read_latest_snapshot(file_io, table_root)
-    files, _, vector_files = read_buckets(file_io, table_root, latest)
-    schema_ids = {f.schema_id for group in files.values() for f in group} | {schema.id}
-    jsons = {i: read_schema_json(file_io, table_root, i) for i in schema_ids}
-    return [
-        compact_written_append(
-            file_io,
-            message,
-            table_root=table_root,
-            schema_jsons=jsons,
-            schema_id=schema.id,
-            base_files=files.get((message.partition, message.bucket), ()),
-            vector_files=vector_files.get((message.partition, message.bucket), ()),
-        )
-        for message in messages
-    ]

@@ -43,7 +43,7 @@ import logging
 import time
 import uuid
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any, NamedTuple
 
@@ -64,7 +64,6 @@ from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.commit_message import (
     CommitMessage,
     CompactIncrement,
-    DataIncrement,
     IndexIncrement,
 )
 from reference.spec.compare import SortKey, compare_rows
@@ -93,6 +92,7 @@ from spark_impl.file_writer import (
     compute_rolled_files,
     write_file,
 )
+from spark_impl.kv_layout import compute_key_value_table, compute_kv_layout, compute_level_plans
 from spark_impl.merge import (
     KIND_COLUMN,
     ORDER_COLUMN,
@@ -120,12 +120,6 @@ from spark_impl.read import (
     read_deleted_positions,
 )
 from spark_impl.reduce import reduce_sorted
-from spark_impl.write import (
-    compute_key_value_table,
-    compute_kv_layout,
-    compute_level_plans,
-    is_compacted_after_write,
-)
 
 PERCENT = 100
 ROW_DEDUPLICATE_OPTION = "changelog-producer.row-deduplicate"
@@ -978,97 +972,6 @@ def plan_bucket_jobs(
             )
         )
     return jobs
-
-
-def merge_bucket_messages(messages: Sequence[CommitMessage]) -> list[CommitMessage]:
-    """One message per (partition, bucket): several tasks may have written one bucket."""
-    merged: dict[tuple[bytes, int], CommitMessage] = {}
-    for message in messages:
-        key = (message.partition, message.bucket)
-        if key not in merged:
-            merged[key] = message
-            continue
-        found = merged[key]
-        merged[key] = replace(
-            found,
-            data=DataIncrement(
-                found.data.new_files + message.data.new_files,
-                found.data.deleted_files + message.data.deleted_files,
-                found.data.changelog_files + message.data.changelog_files,
-            ),
-            index=IndexIncrement(
-                found.index.new_index_files + message.index.new_index_files,
-                found.index.deleted_index_files + message.index.deleted_index_files,
-            ),
-        )
-    return list(merged.values())
-
-
-def compact_after_write(
-    file_io: FileIO, table_root: str, messages: Sequence[CommitMessage], *, overwrite: bool
-) -> list[CommitMessage]:
-    """The write ``messages`` with each written bucket's compaction added (as Java's batch
-    writer prepares its commit); an overwrite starts from empty buckets."""
-
-    schema = commit.read_latest_schema(file_io, table_root)
-    if not is_compacted_after_write(schema):
-        return list(messages)
-    messages = merge_bucket_messages(messages)
-    if not schema.is_primary_key_table:
-        from spark_impl.append_compact import compact_after_append_write  # noqa: PLC0415
-
-        return compact_after_append_write(
-            file_io, table_root, schema, messages, overwrite=overwrite
-        )
-    base = (
-        {}
-        if overwrite
-        else {
-            (job.partition_bytes, job.bucket): job
-            for job in plan_bucket_jobs(file_io, table_root, full=False, only_needed=False)
-        }
-    )
-    rounds = (True, False) if compaction_options(schema).full_rounds else (False,)
-    schema_json = read_schema_json(file_io, table_root, schema.id)
-    partition_types = [f.type for f in schema.partition_type.fields]
-    result = []
-    for message in messages:
-        job = base.get((message.partition, message.bucket))
-        if job is None:
-            job = BucketJob(
-                table_root=table_root,
-                schema_json=schema_json,
-                file_schema_jsons={schema.id: schema_json},
-                partition=tuple(deserialize_binary_row(message.partition, partition_types)),
-                partition_bytes=message.partition,
-                bucket=message.bucket,
-                total_buckets=message.total_buckets,
-                files=(),
-            )
-        job = replace(
-            job,
-            files=job.files + message.data.new_files,
-            rounds=rounds,
-            file_schema_jsons={**job.file_schema_jsons, schema.id: schema_json},
-        )
-        compacted = compact_bucket(file_io, job)
-        if compacted is None:
-            result.append(message)
-            continue
-        result.append(
-            CommitMessage(
-                message.partition,
-                message.bucket,
-                message.total_buckets,
-                message.data,
-                compacted.compaction,
-                IndexIncrement(
-                    message.index.new_index_files + compacted.index.new_index_files,
-                    message.index.deleted_index_files + compacted.index.deleted_index_files,
-                ),
-            )
-        )
-    return result
 
 
 # --------------------------------------------------------------------------------------------

@@ -75,7 +75,8 @@ from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
 from reference.spec.predicate import Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
-from spark_impl import format_table, stream, system_tables, workers
+from spark_impl import format_files as format_table
+from spark_impl import stream, system_tables, workers
 from spark_impl.commit import (
     BATCH_COMMIT_IDENTIFIER,
     CommitOutcome,
@@ -83,11 +84,8 @@ from spark_impl.commit import (
     commit_write,
     delete_message_files,
 )
-from spark_impl.compact import (
-    compact_after_write,
-    is_hidden_until_compacted,
-    recompact_after_write,
-)
+from spark_impl.after_write import compact_after_write
+from spark_impl.compact import is_hidden_until_compacted, recompact_after_write
 from spark_impl.plan import (
     ReadPlan,
     Split,

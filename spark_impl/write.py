@@ -45,7 +45,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NamedTuple
 
@@ -59,6 +59,7 @@ from reference.io import FileIO
 from reference.spec import data_file
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row, serialize_binary_row
+from reference.spec.bucket import DYNAMIC_BUCKET
 from reference.spec.commit_message import CommitMessage, DataIncrement, IndexIncrement
 from reference.spec.data import RowKind, Timestamp
 from reference.spec.data_file import DataFileMeta, FileSource
@@ -66,8 +67,6 @@ from reference.spec.file_format import (
     arrow_to_rows,
     compute_arrow_type,
     conform_arrow_table,
-    parse_file_format,
-    parse_format_write_options,
 )
 from reference.spec.hash_index import HASH_INDEX_TYPE, decode_hash_index, encode_hash_index
 from reference.spec.java_collections import (
@@ -77,23 +76,34 @@ from reference.spec.java_collections import (
     compute_java_hash_map_capacity,
     compute_java_hash_map_order,
 )
-from reference.spec.manifest import DELETION_VECTORS_INDEX_TYPE, IndexFileMeta
+from reference.spec.java_numbers import SHORT_MAX as JAVA_SHORT_MAX
+from reference.spec.manifest import IndexFileMeta
 from reference.spec.options import ChangelogProducer, option_value, validate_engine_combinations
 from reference.spec.row_tracking import find_unwritten_option
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl import commit
+from spark_impl.after_write import (
+    BaseFiles,
+    compact_after_write,
+    compute_base_files,
+    is_compacted_after_write,
+)
 from spark_impl.bucketing import compute_buckets, compute_key_hashes, compute_row_hash
-from spark_impl.file_index import compute_file_index_plan
 from spark_impl.file_writer import (
-    FileSettings,
     KeyValueLayout,
     MetaContext,
     compute_creation_time,
     compute_key_value_meta,
     compute_rolled_files,
-    compute_stats_modes_with_default,
     write_append_files,
     write_file,
+)
+from spark_impl.kv_layout import (
+    FileKindPlan,
+    compute_first_sequence,
+    compute_key_value_table,
+    compute_kv_layout,
+    compute_level_plans,
 )
 from spark_impl.merge import KIND_COLUMN, ORDER_COLUMN, SEQUENCE_COLUMN, compute_merge_config
 from spark_impl.plan import compute_bucket_dir, read_schema_json
@@ -107,13 +117,8 @@ HELPER_COLUMNS = frozenset({POSITION_COLUMN, BUCKET_COLUMN, ASSIGNER_COLUMN})
 ROW_KIND_STRINGS = tuple(kind.short_string for kind in RowKind)
 ROW_KIND_BYTES = np.array([kind.byte_value for kind in RowKind], dtype=np.int8)
 RETRACT_BYTES = (RowKind.UPDATE_BEFORE.byte_value, RowKind.DELETE.byte_value)
-NO_SEQUENCE = -1
-SEQUENCE_STRIDE = 1 << 32
-"""Sequence numbers reserved per task for input that was not shuffled by bucket."""
 WRITE_LEVEL = 0
 UNAWARE_BUCKET = 0
-DYNAMIC_BUCKET = -1
-JAVA_SHORT_MAX = 2**15 - 1
 
 
 class BucketMode(Enum):
@@ -132,30 +137,12 @@ class BucketMode(Enum):
 # --------------------------------------------------------------------------------------------
 
 
-class FileKindPlan(NamedTuple):
-    """Settings of one kind of file (data or changelog) and the parts of its names."""
-
-    settings: FileSettings
-    prefix: str
-    extension: str
-
-
 class DynamicOptions(NamedTuple):
     """``dynamic-bucket.target-row-num``, ``initial-buckets`` (assigner tasks), ``max-buckets``."""
 
     target_row_num: int
     assigners: int
     max_buckets: int
-
-
-@dataclass(frozen=True)
-class BaseFiles:
-    """The live data files and deletion-vector index files of every bucket of the base
-    snapshot, and the JSON of every schema those files were written with."""
-
-    files: Mapping[tuple[bytes, int], tuple[DataFileMeta, ...]]
-    vector_files: Mapping[tuple[bytes, int], tuple[IndexFileMeta, ...]]
-    schema_jsons: Mapping[int, str]
 
 
 @dataclass(frozen=True)
@@ -182,110 +169,6 @@ class WritePlan:
     @property
     def schema(self) -> TableSchema:
         return decode_schema(self.schema_json)
-
-
-def per_level_values(options: Mapping[str, str], key: str) -> dict[int, str]:
-    """A ``<level>:<value>,...`` option as ``{level: value}`` (levels must be integers)."""
-    parsed: Mapping[str, str] = option_value(options, key) or {}
-    levels = {text: text.strip() for text in parsed}
-    bad = [text for text, stripped in levels.items() if not stripped.lstrip("-").isdigit()]
-    if bad:
-        raise InvalidOptionError(key, options[key], f"level {bad[0]!r} is not a number")
-    return {int(levels[text]): value for text, value in parsed.items()}
-
-
-@dataclass(frozen=True)
-class KindChoice:
-    """The options that pick one kind of file's format, codec, stats mode and name prefix."""
-
-    format_name: str
-    compression: str
-    stats_mode: str
-    prefix: str
-
-
-def resolve_kind(
-    schema: TableSchema, fields: Sequence[t.DataField], choice: KindChoice
-) -> FileKindPlan:
-    """Settings and naming of the files ``choice`` describes."""
-    options = schema.options
-    codec = choice.compression.strip().lower()
-    base = parse_format_write_options(options)
-    modes = compute_stats_modes_with_default(options, [f.name for f in fields], choice.stats_mode)
-    fmt = parse_file_format(choice.format_name)
-    target = schema.core_options.target_file_size(schema.is_primary_key_table)
-    index = compute_file_index_plan(schema)
-    settings = FileSettings(
-        fmt, replace(base, compression=codec), tuple(fields), modes, target, index
-    )
-    with_codec = bool(option_value(options, "file.suffix.include.compression"))
-    return FileKindPlan(
-        settings,
-        choice.prefix,
-        data_file.compute_data_file_extension(
-            fmt.value, choice.compression, suffix_include_compression=with_codec
-        ),
-    )
-
-
-def compute_level_plans(
-    schema: TableSchema, level: int
-) -> tuple[FileKindPlan, FileKindPlan | None]:
-    """Data and (``changelog-producer = input``) changelog file plans of one LSM level."""
-    options, core = schema.options, schema.core_options
-    at_level = {
-        key: per_level_values(options, f"{key}.per.level").get(level)
-        for key in ("file.format", "file.compression", "metadata.stats-mode")
-    }
-    stats_mode = at_level["metadata.stats-mode"] or core.stats_mode
-    fields = compute_physical_fields(schema)
-    data = resolve_kind(
-        schema,
-        fields,
-        KindChoice(
-            at_level["file.format"] or core.file_format,
-            at_level["file.compression"] or core.file_compression,
-            stats_mode,
-            str(option_value(options, "data-file.prefix")),
-        ),
-    )
-    changelog_choice = KindChoice(
-        options.get("changelog-file.format", data.settings.fmt.value),
-        options.get("changelog-file.compression", data.settings.write_options.compression),
-        options.get("changelog-file.stats-mode") or stats_mode,
-        str(option_value(options, "changelog-file.prefix")),
-    )
-    return data, resolve_kind(schema, fields, changelog_choice)
-
-
-def compute_physical_fields(schema: TableSchema) -> list[t.DataField]:
-    if not schema.is_primary_key_table:
-        return list(schema.fields)
-    key_fields = data_file.compute_key_fields(schema.fields, schema.trimmed_primary_keys)
-    return data_file.compute_key_value_fields(
-        key_fields, schema.fields, schema.core_options.data_file_thin_mode
-    )
-
-
-def compute_kv_layout(schema: TableSchema) -> KeyValueLayout:
-    key_fields = data_file.compute_key_fields(schema.fields, schema.trimmed_primary_keys)
-    thin = schema.core_options.data_file_thin_mode and data_file.is_thin_mode_supported(
-        key_fields, schema.fields
-    )
-    names = schema.trimmed_primary_keys
-    by_name = {f.name: f for f in schema.fields}
-    value_start = 2 if thin else len(key_fields) + 2
-    positions = [schema.field_names.index(n) for n in names]
-    key_columns = (
-        tuple(value_start + i for i in positions) if thin else tuple(range(len(key_fields)))
-    )
-    return KeyValueLayout(
-        key_names=tuple(names),
-        key_types=tuple(by_name[n].type for n in names),
-        key_columns=key_columns,
-        value_start=value_start,
-        thin=thin,
-    )
 
 
 def compute_bucket_mode(schema: TableSchema) -> BucketMode:
@@ -775,27 +658,12 @@ def group_rows(
 
 
 def first_sequence(writer: TaskWriter, group: BucketGroup, stride_tasks: bool) -> int:
+    """Rule 3: where the group's sequence numbers start (bucket-unaware tables: at 0)."""
     plan = writer.plan
     if plan.mode is BucketMode.UNAWARE:
         return 0
-    base = plan.max_sequences.get((group.partition_bytes, group.bucket), NO_SEQUENCE) + 1
-    return base + (writer.task_id * SEQUENCE_STRIDE if stride_tasks else 0)
-
-
-def compute_key_value_table(records: pa.Table, schema: TableSchema, kv: KeyValueLayout) -> pa.Table:
-    """The physical rows of primary-key files: ``_KEY_`` copies, sequence, kind, values."""
-    columns: list[pa.Array] = []
-    names: list[str] = []
-    if not kv.thin:
-        for key in kv.key_names:
-            columns.append(records.column(key))
-            names.append(f"_KEY_{key}")
-    columns += [records.column(SEQUENCE_COLUMN), records.column(KIND_COLUMN)]
-    names += [data_file.SEQUENCE_NUMBER_FIELD.name, data_file.VALUE_KIND_FIELD.name]
-    for data_field in schema.fields:
-        columns.append(records.column(data_field.name))
-        names.append(data_field.name)
-    return pa.Table.from_arrays(columns, names=names)
+    found = plan.max_sequences.get((group.partition_bytes, group.bucket))
+    return compute_first_sequence(found, writer.task_id, stride_tasks=stride_tasks)
 
 
 def write_key_value_files(
@@ -1006,7 +874,9 @@ def write_task(
             group.partition_bytes, group.bucket, plan.total_buckets, increment, index=index
         )
         if plan.base is not None and not stride_tasks:
-            message = compact_written(writer, message)
+            (message,) = compact_after_write(
+                file_io, plan.table_root, [message], overwrite=plan.overwrite, base=plan.base
+            )
         messages.append(message)
     return messages
 
@@ -1015,14 +885,6 @@ def decode_partition(partition_bytes: bytes, schema: TableSchema) -> tuple[Any, 
     return tuple(
         deserialize_binary_row(partition_bytes, [f.type for f in schema.partition_type.fields])
     )
-
-
-def is_compacted_after_write(schema: TableSchema) -> bool:
-    """Java's writers pick a compaction after each flush of a primary-key or fixed-bucket
-    append table (not ``write-only``) and its batch commit waits for it."""
-    if schema.core_options.write_only:
-        return False
-    return schema.is_primary_key_table or schema.core_options.bucket != DYNAMIC_BUCKET
 
 
 def plan_write(
@@ -1042,17 +904,6 @@ def plan_write(
         for entry in index_entries
         if entry.index_file.index_type == HASH_INDEX_TYPE
     }
-    files: dict[tuple[bytes, int], tuple[DataFileMeta, ...]] = {}
-    for entry in live:
-        key = (entry.partition, entry.bucket)
-        files[key] = (*files.get(key, ()), entry.file)
-    vectors: dict[tuple[bytes, int], tuple[IndexFileMeta, ...]] = {}
-    for index_entry in index_entries:
-        if index_entry.index_file.index_type == DELETION_VECTORS_INDEX_TYPE:
-            key = (index_entry.partition, index_entry.bucket)
-            vectors[key] = (*vectors.get(key, ()), index_entry.index_file)
-    schema_ids = {f.schema_id for group in files.values() for f in group} | {schema.id}
-    jsons = {i: read_schema_json(file_io, table_root, i) for i in schema_ids}
     return create_write_plan(
         table_root,
         schema_json,
@@ -1060,50 +911,5 @@ def plan_write(
         overwrite=overwrite,
         max_sequences=commit.max_sequence_numbers(live),
         hash_index=hash_index,
-        base=BaseFiles(files, vectors, jsons),
-    )
-
-
-def compact_written(writer: TaskWriter, message: CommitMessage) -> CommitMessage:
-    """The compaction a Java writer runs on its bucket after the flush, added to ``message``."""
-    from spark_impl.compact import BucketJob, compact_bucket, compaction_options  # noqa: PLC0415
-
-    plan, schema = writer.plan, writer.schema
-    assert plan.base is not None
-    key = (message.partition, message.bucket)
-    if not schema.is_primary_key_table:
-        from spark_impl.append_compact import compact_written_append  # noqa: PLC0415
-
-        return compact_written_append(
-            writer.file_io,
-            message,
-            table_root=plan.table_root,
-            schema_jsons={**plan.base.schema_jsons, schema.id: plan.schema_json},
-            schema_id=schema.id,
-            base_files=plan.base.files.get(key, ()),
-            vector_files=plan.base.vector_files.get(key, ()),
-        )
-    rounds = (True, False) if compaction_options(schema).full_rounds else (False,)
-    job = BucketJob(
-        table_root=plan.table_root,
-        schema_json=plan.schema_json,
-        file_schema_jsons={**plan.base.schema_jsons, schema.id: plan.schema_json},
-        partition=decode_partition(message.partition, schema),
-        partition_bytes=message.partition,
-        bucket=message.bucket,
-        total_buckets=message.total_buckets,
-        files=plan.base.files.get(key, ()) + message.data.new_files,
-        vector_files=plan.base.vector_files.get(key, ()),
-        rounds=rounds,
-    )
-    compacted = compact_bucket(writer.file_io, job)
-    if compacted is None:
-        return message
-    return replace(
-        message,
-        compaction=compacted.compaction,
-        index=IndexIncrement(
-            message.index.new_index_files + compacted.index.new_index_files,
-            message.index.deleted_index_files + compacted.index.deleted_index_files,
-        ),
+        base=compute_base_files(file_io, table_root, schema, live, index_entries),
     )

@@ -31,7 +31,7 @@ from reference.spec.data import RowKind, Timestamp
 from reference.store.write import FileNaming, write_batch
 from reference.table import Table
 from spark_impl import commit as committer
-from spark_impl.compact import compact_after_write
+from spark_impl.after_write import compact_after_write
 from spark_impl.write import plan_write, write_task
 
 IO = LocalFileIO()
