@@ -14,12 +14,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from reference.spec import types as t
-from reference.spec.data import (
-    MILLIS_PER_DAY,
-    NANOS_PER_MILLI,
-    Timestamp,
-    decimal_from_unscaled,
-)
+from reference.spec.data import Timestamp, decimal_from_unscaled
+from reference.spec.units import MILLIS_PER_DAY, NANOS_PER_MILLI
 
 # Dates and timestamps within years 0001..9999, the range every engine can represent.
 MIN_DAYS = -719_162

@@ -49,6 +49,7 @@ from reference.errors import (
     StorageError,
     UnsupportedFeature,
 )
+from reference.spec.units import NANOS_PER_MILLI
 
 LOCAL_SCHEMES = frozenset({"", "file"})
 S3_SCHEMES = frozenset({"s3", "s3a", "s3n"})
@@ -61,7 +62,6 @@ HTTP_NOT_IMPLEMENTED = 501
 CONDITIONAL_PUT_ATTEMPTS = 5
 CONDITIONAL_PUT_RETRY_PAUSE_SECONDS = 0.05
 CONDITIONAL_PUT_TIMEOUT_SECONDS = 10
-NANOS_PER_MILLI = 1_000_000
 
 
 class ConditionalPut(Enum):

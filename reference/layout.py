@@ -52,13 +52,8 @@ from enum import Enum
 
 from reference.errors import PaimonFormatError, UnsupportedFeature
 from reference.spec import types as t
-from reference.spec.data import (
-    MILLIS_PER_DAY,
-    NANOS_PER_MILLI,
-    Timestamp,
-    Value,
-    date_from_days,
-)
+from reference.spec.data import Timestamp, Value, date_from_days
+from reference.spec.units import MILLIS_PER_DAY, NANOS_PER_MILLI
 
 SEPARATOR = "/"
 DATABASE_SUFFIX = ".db"

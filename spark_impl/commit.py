@@ -74,6 +74,7 @@ from reference.spec.manifest import FileKind, IndexManifestEntry, ManifestEntry,
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import CommitKind, Snapshot
 from reference.spec.stats import SimpleStats
+from reference.spec.units import NANOS_PER_MILLI, NANOS_PER_SECOND
 from spark_impl.plan import (
     find_earliest_snapshot_id,
     find_latest_snapshot_id,
@@ -87,8 +88,6 @@ from spark_impl.plan import (
 
 BATCH_COMMIT_IDENTIFIER = 2**63 - 1
 ROLL_CHECK_INTERVAL = 1000
-NANOS_PER_MILLI = 1_000_000
-NANOS_PER_SECOND = 1_000_000_000
 JITTER = 0.2
 MAX_REPORTED = 10
 KNOWN_INDEX_TYPES = frozenset({mf.HASH_INDEX_TYPE, mf.DELETION_VECTORS_INDEX_TYPE})

@@ -75,8 +75,10 @@ from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
 from reference.spec.predicate import Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
+from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MICRO
 from spark_impl import format_files as format_table
 from spark_impl import stream, system_tables, workers
+from spark_impl.after_write import compact_after_write
 from spark_impl.commit import (
     BATCH_COMMIT_IDENTIFIER,
     CommitOutcome,
@@ -84,7 +86,6 @@ from spark_impl.commit import (
     commit_write,
     delete_message_files,
 )
-from spark_impl.after_write import compact_after_write
 from spark_impl.compact import is_hidden_until_compacted, recompact_after_write
 from spark_impl.plan import (
     ReadPlan,
@@ -115,8 +116,6 @@ LOG = logging.getLogger(__name__)
 STRING_TYPE = t.VarCharType(t.MAX_LENGTH)
 BOOLEAN_TEXTS = ("true", "false")
 ROW_KIND_COLUMN = stream.ROW_KIND_COLUMN
-MICROS_PER_MILLI = 1_000
-NANOS_PER_MICRO = 1_000
 EPOCH = datetime.datetime(1970, 1, 1)
 
 

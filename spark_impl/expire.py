@@ -32,6 +32,7 @@ from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.manifest import FileKind
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot, decode_consumer, decode_tag, encode_hint
+from reference.spec.units import NANOS_PER_MILLI
 from spark_impl import commit as committer
 from spark_impl.plan import (
     _list_ids,
@@ -43,7 +44,6 @@ from spark_impl.plan import (
     read_snapshot,
 )
 
-NANOS_PER_MILLI = 1_000_000
 _Decoded = TypeVar("_Decoded")
 
 

@@ -66,12 +66,7 @@ from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.data import decimal_unscaled
 from reference.spec.data_file import compute_file_index_file_name, is_file_index_file_name
-from reference.spec.file_format import (
-    NANOS_PER_MICRO,
-    TimeUnit,
-    compute_arrow_type,
-    compute_timestamp_unit,
-)
+from reference.spec.file_format import TimeUnit, compute_arrow_type, compute_timestamp_unit
 from reference.spec.file_index import bitmap as bm
 from reference.spec.file_index import bloom_filter as bf
 from reference.spec.file_index import bsi
@@ -118,9 +113,11 @@ from reference.spec.file_index.result import (
     or_results,
 )
 from reference.spec.file_index.roaring import MAX_ROW_POSITION, RowIds
+from reference.spec.java_numbers import LONG_MAX, LONG_MIN
 from reference.spec.options import JAVA_WHITESPACE, option_value, parse_memory_size
 from reference.spec.predicate import And, Leaf, Predicate, PredicateOp, compute_file_predicate
 from reference.spec.schema import TableSchema
+from reference.spec.units import NANOS_PER_MICRO
 
 # --------------------------------------------------------------------------------------------
 # Options (rule 1)
@@ -429,7 +426,7 @@ def compute_bsi_longs(column: pa.Array, data_type: t.DataType) -> np.ndarray:
     """The long of each non-null value (decimals: the unscaled value, checked to fit)."""
     if isinstance(data_type, t.DecimalType):
         unscaled = [decimal_unscaled(v, data_type.scale) for v in column.drop_null().to_pylist()]
-        if any(not bsi.LONG_MIN <= value <= bsi.LONG_MAX for value in unscaled):
+        if any(not LONG_MIN <= value <= LONG_MAX for value in unscaled):
             raise SpecViolation("a decimal value does not fit a long", code="BSI_RANGE")
         return np.array(unscaled, dtype=np.int64)
     return compute_long_keys(column, data_type)
@@ -452,7 +449,7 @@ def encode_bsi(column: pa.Array, data_type: t.DataType) -> bytes:
     """A BSI body: non-negative values and magnitudes of negative ones in two slice sets."""
     rows = np.flatnonzero(np.asarray(column.is_valid()))
     values = compute_bsi_longs(column, data_type)
-    if (values == bsi.LONG_MIN).any():
+    if (values == LONG_MIN).any():
         raise SpecViolation("a BSI index cannot hold Long.MIN_VALUE", code="BSI_RANGE")
     negative = values < 0
     index = bsi.BsiIndex(

@@ -40,8 +40,8 @@ from pyspark.sql.pandas.types import to_arrow_schema
 
 from reference.errors import UnsupportedFeature
 from reference.spec import types as t
+from reference.spec.units import NANOS_PER_MICRO
 
-NANOS_PER_MICRO = 1_000
 SPARK_TIME_PRECISION = 6
 
 _ATOMIC: dict[t.TypeRoot, Any] = {

@@ -59,6 +59,7 @@ from reference.spec.schema import (
     TableSchema,
     compute_table_schema,
 )
+from reference.spec.units import NANOS_PER_MILLI
 from reference.store import metadata, schema_changes
 from reference.store.schema_changes import FIRST_SCHEMA_ID
 
@@ -66,7 +67,6 @@ SYSTEM_DATABASE = "sys"
 SYSTEM_TABLE_SPLITTER = "$"
 AUTO_CREATE_OPTION = "auto-create"
 DATABASE_LOCATION_PROPERTY = "location"
-NANOS_PER_MILLI = 1_000_000
 
 
 class DatabaseNotFoundError(PaimonKitError):

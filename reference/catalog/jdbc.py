@@ -73,6 +73,7 @@ from reference.format_table import PATH_OPTION
 from reference.io import S3_SCHEMES, FileIO, file_io_for, split_scheme
 from reference.spec.options import parse_boolean, parse_duration, parse_int
 from reference.spec.schema import TableSchema, decode_schema, encode_schema
+from reference.spec.units import NANOS_PER_SECOND
 
 FORMAT_TABLE_ENABLED_OPTION = "format-table.enabled"
 TABLES_TABLE = "paimon_tables"
@@ -140,7 +141,6 @@ DEFAULT_LOCK_ACQUIRE_TIMEOUT = "8 min"
 DEFAULT_LOCK_KEY_MAX_LENGTH = 255
 FIRST_LOCK_RETRY_SECONDS = 0.05
 SQLITE_BUSY_TIMEOUT_SECONDS = 30.0
-NANOS_PER_SECOND = 1_000_000_000
 
 T = TypeVar("T")
 

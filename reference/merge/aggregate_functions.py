@@ -38,8 +38,6 @@ from enum import Enum
 
 from reference.errors import InvalidOptionError, SpecViolation
 from reference.merge.java_semantics import (
-    JAVA_INT_MAX,
-    JAVA_INT_MIN,
     compare_java_strings,
     compute_decimal_from_unscaled,
     compute_decimal_product,
@@ -67,6 +65,8 @@ from reference.spec.java_hashing import (
     compute_java_hash_map,
     compute_java_hash_set,
 )
+from reference.spec.java_numbers import INT_MAX as JAVA_INT_MAX
+from reference.spec.java_numbers import INT_MIN as JAVA_INT_MIN
 
 # --------------------------------------------------------------------------------------------
 # Names and options

@@ -23,11 +23,8 @@ from decimal import Decimal
 
 from reference.spec import types as t
 from reference.spec.data import decimal_from_unscaled, decimal_unscaled
-
-JAVA_INT_MAX = 2**31 - 1
-JAVA_INT_MIN = -(2**31)
-JAVA_LONG_MIN = -(2**63)
-JAVA_LONG_MAX = 2**63 - 1
+from reference.spec.java_numbers import LONG_MAX as JAVA_LONG_MAX
+from reference.spec.java_numbers import LONG_MIN as JAVA_LONG_MIN
 
 # --------------------------------------------------------------------------------------------
 # Arithmetic

@@ -36,7 +36,9 @@ from functools import cmp_to_key
 from reference.errors import SpecViolation, UnsupportedFeature
 from reference.spec import types as t
 from reference.spec.data import Row, RowKind, Timestamp, Value
+from reference.spec.java_numbers import LONG_BITS
 from reference.spec.key_value import KeyValue
+from reference.spec.units import MICROS_PER_MILLI, MICROS_PER_SECOND, MILLIS_PER_SECOND
 
 ROWKIND_FIELD_ERROR = "MERGE_ROWKIND_FIELD"
 """``SpecViolation.code`` of a ``rowkind.field`` value that is null or not a row kind."""
@@ -242,11 +244,6 @@ class SequenceAutoPadding(Enum):
     SECOND_TO_MICRO = "second-to-micro"
     MILLIS_TO_MICRO = "millis-to-micro"
 
-
-MICROS_PER_MILLI = 1_000
-MICROS_PER_SECOND = 1_000_000
-MILLIS_PER_SECOND = 1_000
-LONG_BITS = 64
 
 _LEGACY_SEQUENCE_ROOTS = frozenset(
     t.INTEGER_ROOTS

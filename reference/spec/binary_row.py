@@ -64,7 +64,6 @@ from enum import Enum
 from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeature
 from reference.spec import types as t
 from reference.spec.data import (
-    NANOS_PER_MILLI,
     Row,
     RowKind,
     Timestamp,
@@ -73,6 +72,8 @@ from reference.spec.data import (
     decimal_from_unscaled,
     decimal_unscaled,
 )
+from reference.spec.java_numbers import INT32_MASK
+from reference.spec.units import NANOS_PER_MILLI
 
 # --------------------------------------------------------------------------------------------
 # Constants
@@ -155,7 +156,6 @@ MURMUR_FMIX_2 = 0xC2B2AE35
 MURMUR_FMIX_SHIFTS = (16, 13, 16)
 MURMUR_WORD_SIZE = 4
 
-INT32_MASK = 0xFFFF_FFFF
 
 ARRAY_ELEMENT_SIZES: dict[t.TypeRoot, int] = {
     t.TypeRoot.BOOLEAN: 1,

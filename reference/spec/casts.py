@@ -78,13 +78,15 @@ from fractions import Fraction
 
 from reference.errors import SpecViolation, UnsupportedFeature
 from reference.spec import types as t
-from reference.spec.data import (
+from reference.spec.data import Timestamp, Value, decimal_from_unscaled, decimal_unscaled
+from reference.spec.java_numbers import LONG_BITS, LONG_MAX
+from reference.spec.units import (
     MILLIS_PER_DAY,
+    MILLIS_PER_HOUR,
+    MILLIS_PER_MINUTE,
+    MILLIS_PER_SECOND,
     NANOS_PER_MILLI,
-    Timestamp,
-    Value,
-    decimal_from_unscaled,
-    decimal_unscaled,
+    NANOS_PER_SECOND,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -222,7 +224,6 @@ def _invalid(value: object, target: t.DataType, reason: str) -> SpecViolation:
 # --------------------------------------------------------------------------------------------
 
 INT_BITS = 32
-LONG_BITS = 64
 INTEGER_BITS: Mapping[t.TypeRoot, int] = t.IntegerBits
 
 
@@ -860,10 +861,6 @@ def decode_java_utf8(data: bytes) -> str:
 
 EPOCH_JULIAN = 2_440_588
 """Julian day number of 1970-01-01."""
-MILLIS_PER_HOUR = 3_600_000
-MILLIS_PER_MINUTE = 60_000
-MILLIS_PER_SECOND = 1_000
-NANOS_PER_SECOND = 1_000_000_000
 MAX_YEAR = 999_999_999
 """``java.time`` years run from -999,999,999 to 999,999,999."""
 LAST_PARSED_YEAR = 9999
@@ -1231,7 +1228,6 @@ class _Optional:
 
 
 _Element = _Number | _Literal | _Fraction | _Optional
-LONG_MAX = (1 << (LONG_BITS - 1)) - 1
 
 
 def _one_or_two_digits(field_: _Field) -> tuple[_Element, ...]:

@@ -47,10 +47,8 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any, TypeAlias
 
-MILLIS_PER_SECOND = 1_000
-NANOS_PER_MILLI = 1_000_000
-MICROS_PER_MILLI = 1_000
-MILLIS_PER_DAY = 86_400_000
+from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MILLI
+
 EPOCH_DATE = datetime.date(1970, 1, 1)
 EPOCH_DATETIME = datetime.datetime(1970, 1, 1)
 

@@ -48,6 +48,7 @@ from enum import Enum
 
 from reference.errors import PaimonFormatError
 from reference.spec.data import Timestamp
+from reference.spec.java_numbers import INT_MAX as JAVA_INT_MAX
 from reference.spec.stats import SimpleStats
 from reference.spec.types import BigIntType, DataField, TinyIntType
 
@@ -483,7 +484,6 @@ def compute_external_data_path(
 # Column layouts of data files
 # --------------------------------------------------------------------------------------------
 
-JAVA_INT_MAX = 2_147_483_647
 SYSTEM_FIELD_ID_START = JAVA_INT_MAX // 2
 KEY_FIELD_ID_START = SYSTEM_FIELD_ID_START
 """Added to a column's id to get the id of its ``_KEY_`` copy (Java ``SpecialFields``)."""

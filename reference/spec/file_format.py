@@ -90,8 +90,6 @@ from reference.spec.blob import decode_blob_file
 from reference.spec.data import (
     EPOCH_DATE,
     EPOCH_DATETIME,
-    MICROS_PER_MILLI,
-    MILLIS_PER_SECOND,
     Row,
     Timestamp,
     Value,
@@ -114,6 +112,13 @@ from reference.spec.format_framing import (
 )
 from reference.spec.orc_decoding import decode_orc_table
 from reference.spec.orc_timestamps import apply_orc_timestamp_rule, read_range_of
+from reference.spec.units import (
+    MICROS_PER_DAY,
+    MICROS_PER_MILLI,
+    MILLIS_PER_SECOND,
+    NANOS_PER_DAY,
+    NANOS_PER_MICRO,
+)
 
 
 class FileFormat(Enum):
@@ -139,9 +144,6 @@ MAP_VALUE_NAME = "value"
 MILLIS_MAX_PRECISION = 3
 MICROS_MAX_PRECISION = 6
 AVRO_TIME_MAX_PRECISION = 3
-NANOS_PER_MICRO = 1_000
-MICROS_PER_DAY = 86_400_000_000
-NANOS_PER_DAY = MICROS_PER_DAY * NANOS_PER_MICRO
 UINT64_RANGE = 2**64
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from reference.spec.java_numbers import INT32_MASK
+
 JAVA_HASH_MAP_INITIAL_CAPACITY = 16
 JAVA_HASH_MAP_LOAD_FACTOR = 0.75
 
@@ -32,7 +34,6 @@ FASTUTIL_DEFAULT_EXPECTED = 16
 FASTUTIL_LOAD_FACTOR = 0.75
 FASTUTIL_PHI = 0x9E3779B9
 """``HashCommon.INT_PHI``: 2^32 divided by the golden ratio."""
-INT32_MASK = 0xFFFFFFFF
 INT32_SIGN = 1 << 31
 INT32_RANGE = 1 << 32
 MIX_FOLD_SHIFT = 16

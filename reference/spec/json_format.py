@@ -34,6 +34,7 @@ from decimal import Decimal
 from typing import Any, TypeAlias
 
 from reference.errors import PaimonFormatError
+from reference.spec.java_numbers import LONG_MAX, LONG_MIN
 
 JsonValue: TypeAlias = Any
 """A decoded JSON value: ``None``, ``bool``, ``int``, ``Decimal``, ``str``, ``list`` or ``dict``."""
@@ -202,11 +203,6 @@ def decode_json_object(data: bytes | str) -> dict[str, JsonValue]:
 # --------------------------------------------------------------------------------------------
 # Typed member access (shared by the schema, snapshot, tag and consumer codecs)
 # --------------------------------------------------------------------------------------------
-
-INT_MIN = -(2**31)
-INT_MAX = 2**31 - 1
-LONG_MIN = -(2**63)
-LONG_MAX = 2**63 - 1
 
 
 def require_member(members: Mapping[str, JsonValue], name: str) -> JsonValue:

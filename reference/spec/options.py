@@ -49,6 +49,15 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from reference.errors import InvalidOptionError
+from reference.spec.java_numbers import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
+from reference.spec.units import (
+    NANOS_PER_MICRO,
+    NANOS_PER_MILLI,
+    NANOS_PER_SECOND,
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    SECONDS_PER_MINUTE,
+)
 
 # ruff: noqa: E501 -- the option registry below is a table, one option per line.
 
@@ -56,10 +65,6 @@ from reference.errors import InvalidOptionError
 # Value grammar: booleans, integers, floats
 # --------------------------------------------------------------------------------------------
 
-INT_MIN = -(2**31)
-INT_MAX = 2**31 - 1
-LONG_MIN = -(2**63)
-LONG_MAX = 2**63 - 1
 
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _FLOAT_TEXT = re.compile(
@@ -129,12 +134,6 @@ MEMORY_UNITS: Mapping[str, int] = {
 }
 """Unit labels of ``MemorySize.MemoryUnit`` and their multipliers."""
 
-NANOS_PER_MICRO = 1_000
-NANOS_PER_MILLI = 1_000_000
-NANOS_PER_SECOND = 1_000_000_000
-SECONDS_PER_MINUTE = 60
-SECONDS_PER_HOUR = 3_600
-SECONDS_PER_DAY = 86_400
 
 DURATION_UNITS_IN_SECONDS: Mapping[str, int] = {
     "d": SECONDS_PER_DAY,

@@ -67,8 +67,8 @@ except ImportError:  # pragma: no cover - which branch runs depends on the Pytho
 
 from reference.errors import PaimonFormatError, UnsupportedFeature
 from reference.spec.format_framing import decode_orc_postscript_lengths, decode_protobuf_varint
+from reference.spec.units import NANOS_PER_SECOND
 
-NANOS_PER_SECOND = 1_000_000_000
 MAX_UNCOMPENSATED_NANOS = 999_999
 """Step 1 and 2 of the rule apply to fractions of more than this many nanoseconds (a whole
 millisecond or more), because Java's writer derives the seconds from ``millis``."""

@@ -36,12 +36,12 @@ from collections.abc import Mapping, Sequence
 from reference.errors import SpecViolation
 from reference.spec import types as t
 from reference.spec.data_file import SEQUENCE_NUMBER_FIELD, DataFileMeta
+from reference.spec.java_numbers import INT_MAX as JAVA_INT_MAX
 
 ROW_TRACKING_OPTION = "row-tracking.enabled"
 DATA_EVOLUTION_OPTION = "data-evolution.enabled"
 INDEX_IN_DATA_DIR_OPTION = "index-file-in-data-file-dir"
 
-JAVA_INT_MAX = 2**31 - 1
 ROW_ID_FIELD = t.DataField(JAVA_INT_MAX - 5, "_ROW_ID", t.BigIntType(nullable=False))
 """The row id system column (Java ``SpecialFields.ROW_ID``)."""
 ROW_TRACKING_FIELDS = (ROW_ID_FIELD, SEQUENCE_NUMBER_FIELD)

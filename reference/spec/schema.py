@@ -33,9 +33,8 @@ from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeatur
 from reference.spec import types as t
 from reference.spec.casts import is_castable
 from reference.spec.file_format import FileFormat, compute_avro_schema
+from reference.spec.java_numbers import INT_MAX, INT_MIN
 from reference.spec.json_format import (
-    INT_MAX,
-    INT_MIN,
     JsonValue,
     as_integer,
     as_string,

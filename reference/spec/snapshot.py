@@ -46,9 +46,8 @@ from types import MappingProxyType
 from typing import Any
 
 from reference.errors import PaimonFormatError, UnsupportedFeature
+from reference.spec.java_numbers import INT_MAX, INT_MIN
 from reference.spec.json_format import (
-    INT_MAX,
-    INT_MIN,
     JsonValue,
     as_integer,
     as_string,
@@ -58,6 +57,7 @@ from reference.spec.json_format import (
     json_kind,
     require_member,
 )
+from reference.spec.units import NANOS_PER_SECOND
 
 # --------------------------------------------------------------------------------------------
 # Constants
@@ -71,7 +71,6 @@ FIRST_SNAPSHOT_ID = 1
 EARLIEST_HINT = "EARLIEST"
 LATEST_HINT = "LATEST"
 
-NANOS_PER_SECOND = 1_000_000_000
 DURATION_SCALE = 9
 """Fractional digits of a duration written as seconds (Jackson's ``DurationSerializer``)."""
 

@@ -78,6 +78,7 @@ from reference.spec.java_collections import (
     compute_java_hash_map_capacity,
     compute_java_hash_map_order,
 )
+from reference.spec.java_numbers import SHORT_MAX as JAVA_SHORT_MAX
 from reference.spec.options import MergeEngine, parse_int, parse_long
 from reference.spec.schema import TableSchema
 
@@ -94,8 +95,6 @@ INDEX_TTL_OPTION = "cross-partition-upsert.index-ttl"
 DYNAMIC_BUCKET = -1
 UNAWARE_BUCKET_ID = 0
 """The one bucket of a partition of a bucket-unaware append table."""
-JAVA_SHORT_MAX = 32_767
-"""Bucket ids of dynamic buckets are Java shorts: at most this many buckets per partition."""
 
 
 class BucketMode(Enum):

@@ -63,14 +63,13 @@ from reference.merge.engine import MergeSetup, merge, parse_merge_options
 from reference.merge.first_row import apply_first_row
 from reference.merge.sequence import compare_sequence
 from reference.spec.data import Row, RowKind
+from reference.spec.java_numbers import LONG_MAX as JAVA_LONG_MAX
 from reference.spec.key_value import KeyValue
 from reference.spec.options import ChangelogProducer, MergeEngine, option_value
 from reference.spec.schema import TableSchema
 
 FORCE_LOOKUP_OPTION = "force-lookup"
 ROW_DEDUPLICATE_OPTION = "changelog-producer.row-deduplicate"
-JAVA_LONG_MAX = 2**63 - 1
-"""The identifier of a batch commit (Java ``BatchWriteBuilder.COMMIT_IDENTIFIER``)."""
 
 # --------------------------------------------------------------------------------------------
 # Lookup strategy (rule 1)

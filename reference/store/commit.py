@@ -154,6 +154,7 @@ from reference.spec.snapshot import (
     encode_snapshot,
 )
 from reference.spec.stats import SimpleStats
+from reference.spec.units import NANOS_PER_MILLI, NANOS_PER_SECOND
 from reference.store import metadata
 from reference.store.scan import (
     FileIdentifier,
@@ -171,8 +172,6 @@ ROLLING_CHECK_INTERVAL = 1000
 """A manifest being written is measured after every 1000th entry (Java ``RollingFileWriter``)."""
 
 RETRY_JITTER_FRACTION = 0.2
-NANOS_PER_SECOND = 1_000_000_000
-NANOS_PER_MILLI = 1_000_000
 MAX_REPORTED_CONFLICTS = 10
 
 

@@ -118,6 +118,7 @@ from reference.spec.data_file import (
 from reference.spec.deletion_vector import (
     BitmapKind,
 )
+from reference.spec.java_numbers import LONG_MAX
 from reference.spec.key_value import KeyValue
 from reference.spec.manifest import IndexFileMeta
 from reference.spec.options import (
@@ -1126,7 +1127,7 @@ def compute_write_rounds(schema: TableSchema) -> tuple[bool, ...]:
     a full compaction when ``full-compaction.delta-commits`` is due (``changelog`` rule 7; a
     batch commit always is)."""
     delta = cl.compute_full_compaction_delta_commits(schema)
-    if delta is not None and cl.is_full_compaction_due(cl.JAVA_LONG_MAX, delta):
+    if delta is not None and cl.is_full_compaction_due(LONG_MAX, delta):
         return (True, False)
     return (False,)
 

@@ -64,10 +64,10 @@ from reference.errors import InvalidOptionError, StorageError
 from reference.io import FileIO
 from reference.spec.options import CoreOptions
 from reference.spec.snapshot import Snapshot, encode_hint, encode_snapshot
+from reference.spec.units import NANOS_PER_MILLI
 from reference.store import metadata, usage
 from reference.store.consumers import expire_consumers, find_min_next_snapshot
 
-NANOS_PER_MILLI = 1_000_000
 NO_BOUND = 2**63 - 1
 
 

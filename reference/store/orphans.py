@@ -33,12 +33,12 @@ from collections.abc import Iterable
 from reference import layout
 from reference.errors import FileMissingError, SpecViolation
 from reference.io import FileIO
+from reference.spec.units import MILLIS_PER_SECOND
 from reference.store import metadata, usage
 from reference.store.branches import list_all_branches
 from reference.store.expire import current_millis
 
 DEFAULT_OLDER_THAN = dt.timedelta(days=1)
-MILLIS_PER_SECOND = 1000
 
 
 def compute_name(path: str) -> str:

@@ -40,10 +40,10 @@ from reference.spec.schema import (
     encode_schema,
     is_unchanged_option,
 )
+from reference.spec.units import NANOS_PER_MILLI
 from reference.store import metadata
 
 FIRST_SCHEMA_ID = 0
-NANOS_PER_MILLI = 1_000_000
 KEY_OPTIONS = (PARTITION_OPTION, PRIMARY_KEY_OPTION)
 
 

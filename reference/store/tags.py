@@ -38,9 +38,8 @@ from reference.spec.snapshot import (
     encode_snapshot,
     encode_tag,
 )
+from reference.spec.units import NANOS_PER_MICRO
 from reference.store import metadata, usage
-
-NANOS_PER_MICRO = 1_000
 
 
 def validate_tag_name(name: str) -> None:

@@ -54,6 +54,14 @@ from reference.spec.data import Row, Timestamp, Value
 from reference.spec.file_index.java_order import compute_hash_map_order, compute_java_string_hash
 from reference.spec.options import option_value
 from reference.spec.snapshot import LocalDateTime, Snapshot
+from reference.spec.units import (
+    MILLIS_PER_DAY,
+    MILLIS_PER_SECOND,
+    NANOS_PER_MILLI,
+    NANOS_PER_SECOND,
+    SECONDS_PER_HOUR,
+    SECONDS_PER_MINUTE,
+)
 from reference.store.query import LATEST, TimeTravel, resolve_snapshot
 
 NULL_TEXT = "null"
@@ -62,12 +70,6 @@ BINARY_OBJECT_TEXT = "[B@?"
 run to run; the reference prints this placeholder."""
 NESTED_OBJECT_TEXT = "<nested>"
 """Java prints a nested value's object identity; the reference prints this placeholder."""
-NANOS_PER_SECOND = 1_000_000_000
-SECONDS_PER_HOUR = 3600
-SECONDS_PER_MINUTE = 60
-MILLIS_PER_SECOND = 1000
-NANOS_PER_MILLI = 1_000_000
-MILLIS_PER_DAY = 86_400_000
 EPOCH_DATE = datetime.date(1970, 1, 1)
 
 

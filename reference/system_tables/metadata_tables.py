@@ -35,9 +35,9 @@ from reference.spec.data import Row, Value
 from reference.spec.json_format import decode_json_object, encode_json
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot, Tag
+from reference.spec.units import NANOS_PER_MILLI
 from reference.store import consumers, metadata
 from reference.system_tables.common import (
-    NANOS_PER_MILLI,
     SystemTableRows,
     SystemTableVersion,
     compute_fields,

@@ -42,6 +42,7 @@ from reference.spec.file_index.java_order import (
     to_int32,
 )
 from reference.spec.file_index.result import REMAIN, SKIP, IndexResult, or_results
+from reference.spec.java_numbers import INT_MAX as JAVA_INT_MAX
 
 DEFAULT_ITEMS = 1_000_000
 DEFAULT_FPP = 0.1
@@ -49,7 +50,6 @@ ITEMS_OPTION = "items"
 FPP_OPTION = "fpp"
 XXHASH_SEED = 0
 BITS_PER_BYTE = 8
-JAVA_INT_MAX = 2**31 - 1
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 

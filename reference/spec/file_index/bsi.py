@@ -57,11 +57,10 @@ from reference.spec.file_index.roaring import (
     encode_roaring32,
     row_ids_of,
 )
+from reference.spec.java_numbers import LONG_MAX, LONG_MIN
 
 BSI_VERSION_1 = 1
 SLICE_SET_VERSION_1 = 1
-LONG_MIN = -(2**63)
-LONG_MAX = 2**63 - 1
 MAX_SLICES = 64
 
 SUPPORTED_ROOTS = frozenset(

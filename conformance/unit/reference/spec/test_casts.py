@@ -39,7 +39,8 @@ from conformance.strategies import decimals, timestamps
 from reference.errors import SpecViolation
 from reference.spec import casts as c
 from reference.spec import types as t
-from reference.spec.data import MILLIS_PER_DAY, Timestamp
+from reference.spec.data import Timestamp
+from reference.spec.units import MILLIS_PER_DAY
 
 STRING = t.VarCharType(t.MAX_LENGTH)
 BYTES = t.VarBinaryType(t.MAX_LENGTH)
