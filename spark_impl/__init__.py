@@ -7,6 +7,7 @@ Entry points (pyspark is imported lazily)::
     spark_impl.register(spark)
     spark_impl.write_table(df, "/warehouse/db.db/t", mode="append")
     spark.read.format("paimon").load("/warehouse/db.db/t")
+    spark_impl.read_table(spark, "/warehouse/db.db/t")       # hybrid: Spark's own Parquet reader
     spark_impl.read_stream(spark, "/warehouse/db.db/t")      # changes with _ROW_KIND
     from spark_impl.jobs import compact, expire
     compact(spark, "/warehouse/db.db/t", full=True)          # primary-key and append tables
@@ -44,6 +45,14 @@ def write_table(
     from spark_impl import jobs  # noqa: PLC0415
 
     jobs.write_table(df, path, mode, options)
+
+
+def read_table(spark: Any, path: str, **options: str) -> Any:
+    """The table as one DataFrame, splits that need no merge read by Spark's own Parquet/ORC
+    reader (see :func:`spark_impl.native_read.read_table`)."""
+    from spark_impl import native_read  # noqa: PLC0415
+
+    return native_read.read_table(spark, path, **options)
 
 
 def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None) -> Any:

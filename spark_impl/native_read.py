@@ -1,0 +1,370 @@
+"""The hybrid read: splits that need no merge through Spark's own Parquet/ORC reader, the rest
+through spark_impl's vectorized Python merge, one DataFrame.
+
+Usage::
+
+    import spark_impl
+    df = spark_impl.read_table(spark, "/warehouse/db.db/t")             # latest snapshot
+    df = spark_impl.read_table(spark, "/warehouse/db.db/t", **{"snapshot-id": "3"})
+
+Rules of :func:`read_table`:
+
+1. Plan the snapshot with :func:`spark_impl.plan.plan_read` (no pruning predicate: the plan is a
+   function of the table and the options, so no query's filter can leak into another one).
+2. Sort the splits (Java ``DataSplit.rawConvertible`` / ``convertToRawFiles``, set by
+   ``MergeTreeSplitGenerator`` / ``SnapshotReaderImpl``): a split is *raw convertible* when
+   reading its files one by one gives the merged answer: every split of an append table; a
+   primary-key split with no level-0 file whose files are all on one level (one sorted run,
+   e.g. after a full compaction), or whose table has deletion vectors or the first-row engine
+   (the planner already left level 0 out of those). spark_impl goes further than Java only in
+   one direction: records retracting a row (``_VALUE_KIND`` ``-U`` / ``-D``, which Java's rule
+   excludes through ``deleteRowCount``) are filtered out in the JVM, which is what the
+   deduplicate and first-row merges make of a key's only record; partial-update and
+   aggregation splits therefore always merge in Python.
+3. A raw-convertible split goes native only when Spark reads each of its files exactly as
+   Java does (:func:`is_file_native`): a local Parquet or ORC file whose columns have types
+   Spark decodes identically (no nested types, timestamps of precision <= 6 and none in ORC),
+   whose schema evolution is a rename, an added column or a cast Spark computes as Java does
+   (integer widening, integer or float to double), and, with a deletion vector, Parquet (Spark
+   exposes ``_metadata.row_index`` for Parquet only). Tables with ``fields.<f>.default-value``,
+   data evolution (row tracking) or a non-local root read everything through Python.
+4. Native files are read per (file schema, format) with ``spark.read.schema(<file
+   schema>).parquet/orc(<files>)``, so Catalyst prunes columns and pushes filters into row
+   groups; a projection maps file columns to the read schema by field id (Java
+   ``SchemaEvolutionUtil``): renamed columns aliased, added columns null, casts; the key,
+   ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` columns are not selected.
+5. Deletion vectors are applied in the JVM (Java ``ApplyDeletionVectorReader``): the deleted
+   positions, decoded on the executors, form a small DataFrame of (file name, row index)
+   broadcast and anti-joined with ``_metadata.file_name`` / ``_metadata.row_index``.
+6. The other splits are read by :func:`spark_impl.read.read_split` in ``mapInArrow`` tasks, one
+   task per split, and the two parts are unioned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from reference import layout
+from reference.io import LOCAL_SCHEMES, file_io_for, split_scheme
+from reference.spec import types as t
+from reference.spec.data import RowKind
+from reference.spec.data_file import VALUE_KIND_FIELD
+from reference.spec.default_values import compute_default_values
+from reference.spec.options import MergeEngine
+from reference.spec.row_tracking import is_data_evolution_enabled
+from reference.spec.schema import TableSchema, decode_schema
+from spark_impl.plan import DataFileRef, ReadPlan, Split, TimeTravel, plan_read
+from spark_impl.read import is_arrow_cast_exact, read_deleted_positions, read_split
+from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
+
+NATIVE_FORMATS = frozenset({"parquet", "orc"})
+"""Formats Spark reads itself (Avro and text go through Python)."""
+ROW_INDEX_FORMATS = frozenset({"parquet"})
+"""Formats whose Spark reader exposes ``_metadata.row_index`` (deletion vectors natively)."""
+MAX_NATIVE_TIMESTAMP_PRECISION = 6
+"""Spark timestamps are microseconds; Paimon writes precision 7-9 in another encoding."""
+NATIVE_ROOTS = frozenset(
+    {
+        t.TypeRoot.BOOLEAN,
+        t.TypeRoot.TINYINT,
+        t.TypeRoot.SMALLINT,
+        t.TypeRoot.INTEGER,
+        t.TypeRoot.BIGINT,
+        t.TypeRoot.FLOAT,
+        t.TypeRoot.DOUBLE,
+        t.TypeRoot.DECIMAL,
+        t.TypeRoot.CHAR,
+        t.TypeRoot.VARCHAR,
+        t.TypeRoot.BINARY,
+        t.TypeRoot.VARBINARY,
+        t.TypeRoot.DATE,
+        t.TypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE,
+        t.TypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE,
+    }
+)
+"""Types Spark's Parquet and ORC readers decode exactly as Java Paimon writes them."""
+TIMESTAMP_ROOTS = frozenset(
+    {t.TypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE, t.TypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE}
+)
+ADD_KINDS = (RowKind.INSERT.byte_value, RowKind.UPDATE_AFTER.byte_value)
+FILE_NAME_COLUMN = "__paimon_file_name"
+ROW_INDEX_COLUMN = "__paimon_row_index"
+SPLIT_ID_COLUMN = "id"
+
+
+# --------------------------------------------------------------------------------------------
+# Sorting splits (rules 2 and 3)
+# --------------------------------------------------------------------------------------------
+
+
+def is_raw_convertible(split: Split, schema: TableSchema) -> bool:
+    """Rule 2: whether the split's files, read one by one, are already the merged answer
+    (Java ``MergeTreeSplitGenerator`` / ``DataSplit.rawConvertible``)."""
+    if not schema.primary_keys:
+        return True
+    engine = schema.core_options.merge_engine
+    if engine not in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
+        return False
+    if any(f.level == 0 for f in split.files):
+        return False
+    if schema.core_options.deletion_vectors_enabled or engine is MergeEngine.FIRST_ROW:
+        return True
+    return len({f.level for f in split.files}) == 1
+
+
+def is_type_native(data_type: t.DataType, file_format: str) -> bool:
+    """Rule 3: a column type Spark's reader of ``file_format`` decodes as Java writes it."""
+    if data_type.root not in NATIVE_ROOTS:
+        return False
+    if data_type.root in TIMESTAMP_ROOTS:
+        precision = getattr(data_type, "precision", MAX_NATIVE_TIMESTAMP_PRECISION + 1)
+        return file_format == "parquet" and precision <= MAX_NATIVE_TIMESTAMP_PRECISION
+    return True
+
+
+def is_evolution_native(file_field: t.DataField, read_field: t.DataField) -> bool:
+    """Rule 3: a file column becomes its read column with a rename or a cast Spark computes
+    as Java's ``CastExecutors`` do (integer widening, integer/float to double, to STRING)."""
+    if file_field.type.copy(True) == read_field.type.copy(True):
+        return True
+    if isinstance(read_field.type, t.VarCharType):
+        return False  # Spark does not cut a string to VARCHAR(n); CHAR pads: Python's rule
+    return is_arrow_cast_exact(file_field.type, read_field.type)
+
+
+def is_file_native(ref: DataFileRef, schema: TableSchema, file_schema: TableSchema) -> bool:
+    """Rule 3 for one file (see the module docstring)."""
+    scheme, _ = split_scheme(ref.path)
+    if scheme not in LOCAL_SCHEMES:
+        return False
+    file_format = layout.data_file_format(ref.path.rsplit("/", 1)[-1])
+    if file_format not in NATIVE_FORMATS:
+        return False
+    if ref.deletion is not None and file_format not in ROW_INDEX_FORMATS:
+        return False
+    by_id = {f.id: f for f in file_schema.fields}
+    for read_field in schema.fields:
+        file_field = by_id.get(read_field.id)
+        if not is_type_native(read_field.type, file_format):
+            return False
+        if file_field is not None and not (
+            is_type_native(file_field.type, file_format)
+            and is_evolution_native(file_field, read_field)
+        ):
+            return False
+    return True
+
+
+def is_table_native(plan: ReadPlan, schema: TableSchema) -> bool:
+    """Tables read wholly through Python: a non-local root, data evolution, default values."""
+    scheme, _ = split_scheme(plan.table_root)
+    if scheme not in LOCAL_SCHEMES or is_data_evolution_enabled(schema.options):
+        return False
+    defaults = compute_default_values(schema.options, schema.logical_row_type)
+    return all(value is None for value in defaults)
+
+
+@dataclass(frozen=True)
+class SortedSplits:
+    """A plan's splits sorted by the way they are read."""
+
+    native: tuple[Split, ...]
+    merge: tuple[Split, ...]
+
+
+def sort_splits(plan: ReadPlan) -> SortedSplits:
+    """Rules 2 and 3 over a plan: native splits (every file readable by Spark) and the rest."""
+    schema = plan.schema
+    if not is_table_native(plan, schema):
+        return SortedSplits((), plan.splits)
+    file_schemas = {i: decode_schema(j) for i, j in plan.file_schema_jsons.items()}
+    native: list[Split] = []
+    merge: list[Split] = []
+    for split in plan.splits:
+        if is_raw_convertible(split, schema) and all(
+            is_file_native(f, schema, file_schemas[f.schema_id]) for f in split.files
+        ):
+            native.append(split)
+        else:
+            merge.append(split)
+    return SortedSplits(tuple(native), tuple(merge))
+
+
+# --------------------------------------------------------------------------------------------
+# The native part (rules 4 and 5)
+# --------------------------------------------------------------------------------------------
+
+
+def project_to_read_schema(
+    df: Any, file_schema: TableSchema, schema: TableSchema, *, with_row_index: bool
+) -> Any:
+    """Rule 4: file columns as read columns by field id (renames, added nulls, casts)."""
+    from pyspark.sql import functions as F  # noqa: PLC0415 (pyspark is optional)
+
+    from spark_impl.spark_types import to_spark_type  # noqa: PLC0415
+
+    by_id = {f.id: f for f in file_schema.fields}
+    columns = []
+    for read_field in schema.fields:
+        spark_type = to_spark_type(read_field.type)
+        file_field = by_id.get(read_field.id)
+        if file_field is None:
+            column = F.lit(None).cast(spark_type)
+        else:
+            column = F.col(f"`{file_field.name}`")
+            if file_field.type.copy(True) != read_field.type.copy(True):
+                column = column.cast(spark_type)
+        columns.append(column.alias(read_field.name))
+    if with_row_index:
+        columns.append(F.col("_metadata.file_name").alias(FILE_NAME_COLUMN))
+        columns.append(F.col("_metadata.row_index").alias(ROW_INDEX_COLUMN))
+    return df.select(*columns)
+
+
+def read_native_group(
+    spark: Any,
+    paths: Sequence[str],
+    file_format: str,
+    file_schema: TableSchema,
+    schema: TableSchema,
+    *,
+    with_row_index: bool,
+) -> Any:
+    """Rule 4 for the files of one (file schema, format): Spark's reader with the file
+    schema given (no footer inference); primary-key files keep only adding records."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    fields = list(file_schema.fields)
+    if schema.primary_keys:
+        fields.append(VALUE_KIND_FIELD)
+    df = spark.read.schema(to_spark_schema(fields)).format(file_format).load(list(paths))
+    if schema.primary_keys:
+        df = df.where(F.col(VALUE_KIND_FIELD.name).isin(*ADD_KINDS))
+    return project_to_read_schema(df, file_schema, schema, with_row_index=with_row_index)
+
+
+def deleted_rows_frame(spark: Any, refs: Sequence[DataFileRef], options: Mapping[str, str]) -> Any:
+    """Rule 5: (file name, row index) of every deleted row, decoded on the executors."""
+    from pyspark.sql import types as st  # noqa: PLC0415
+
+    entries = [(r.path.rsplit("/", 1)[-1], r.deletion) for r in refs if r.deletion is not None]
+    root_options = dict(options)
+    out_schema = st.StructType(
+        [
+            st.StructField(FILE_NAME_COLUMN, st.StringType(), False),
+            st.StructField(ROW_INDEX_COLUMN, st.LongType(), False),
+        ]
+    )
+
+    def decode(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        cache: dict[str, bytes] = {}
+        for batch in batches:
+            for index in batch.column(0).to_pylist():
+                name, deletion = entries[index]
+                file_io = file_io_for(deletion.path, root_options)
+                positions = read_deleted_positions(file_io, deletion, cache)
+                names = pa.array(np.full(len(positions), name, dtype=object), pa.string())
+                yield pa.RecordBatch.from_arrays(
+                    [names, pa.array(positions, pa.int64())],
+                    names=[FILE_NAME_COLUMN, ROW_INDEX_COLUMN],
+                )
+
+    partitions = max(1, min(len(entries), spark.sparkContext.defaultParallelism))
+    return spark.range(len(entries), numPartitions=partitions).mapInArrow(decode, out_schema)
+
+
+def read_native_splits(
+    spark: Any, plan: ReadPlan, splits: Sequence[Split], options: Mapping[str, str]
+) -> Any | None:
+    """Rules 4 and 5: the native splits' rows, or ``None`` when there are none."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    schema = plan.schema
+    groups: dict[tuple[int, str, bool], list[DataFileRef]] = {}
+    for split in splits:
+        for ref in split.files:
+            file_format = layout.data_file_format(ref.path.rsplit("/", 1)[-1])
+            key = (ref.schema_id, file_format, ref.deletion is not None)
+            groups.setdefault(key, []).append(ref)
+    frames = []
+    for (schema_id, file_format, has_deletions), refs in sorted(groups.items()):
+        file_schema = decode_schema(plan.file_schema_jsons[schema_id])
+        df = read_native_group(
+            spark,
+            [r.path for r in refs],
+            file_format,
+            file_schema,
+            schema,
+            with_row_index=has_deletions,
+        )
+        if has_deletions:
+            deleted = F.broadcast(deleted_rows_frame(spark, refs, options))
+            df = df.join(deleted, [FILE_NAME_COLUMN, ROW_INDEX_COLUMN], "left_anti")
+            df = df.select(*[F.col(f"`{f.name}`") for f in schema.fields])
+        frames.append(df)
+    return union_all(frames)
+
+
+def union_all(frames: Sequence[Any]) -> Any | None:
+    if not frames:
+        return None
+    result = frames[0]
+    for frame in frames[1:]:
+        result = result.union(frame)
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# The Python part (rule 6) and the whole
+# --------------------------------------------------------------------------------------------
+
+
+def read_merge_splits(
+    spark: Any, plan: ReadPlan, splits: Sequence[Split], options: Mapping[str, str]
+) -> Any:
+    """Rule 6: the splits that need Python, one ``mapInArrow`` task each."""
+    spark_schema = to_spark_schema(plan.schema.fields)
+    arrow_schema = to_spark_arrow_schema(spark_schema)
+    schema_json, file_jsons, root = plan.schema_json, dict(plan.file_schema_jsons), plan.table_root
+    payload = tuple(splits)
+    root_options = dict(options)
+
+    def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        schema = decode_schema(schema_json)
+        file_schemas = {i: decode_schema(j) for i, j in file_jsons.items()}
+        file_io = file_io_for(root, root_options)
+        for batch in batches:
+            for index in batch.column(0).to_pylist():
+                table = read_split(file_io, payload[index], schema, file_schemas)
+                yield from to_spark_batch(table, arrow_schema).to_batches()
+
+    return spark.range(len(payload), numPartitions=max(1, len(payload))).mapInArrow(
+        read, spark_schema
+    )
+
+
+def parse_travel(options: Mapping[str, str]) -> TimeTravel:
+    """``snapshot-id`` / ``tag-name`` / ``timestamp-millis``, as ``spark.read.format("paimon")``
+    takes them (:func:`spark_impl.datasource.parse_time_travel`)."""
+    from spark_impl.datasource import parse_time_travel, plain_options  # noqa: PLC0415
+
+    return parse_time_travel(plain_options(options))
+
+
+def read_table(spark: Any, path: str, **options: str) -> Any:
+    """The table at ``path`` as one DataFrame (rules 1-6); ``options`` are those of
+    ``spark.read.format("paimon")`` (time travel, S3 settings)."""
+    root = path.rstrip("/")
+    file_io = file_io_for(root, options)
+    plan = plan_read(file_io, root, parse_travel(options))
+    sorted_splits = sort_splits(plan)
+    native = read_native_splits(spark, plan, sorted_splits.native, options)
+    if native is None or sorted_splits.merge:
+        merged = read_merge_splits(spark, plan, sorted_splits.merge, options)
+        native = merged if native is None else native.union(merged)
+    return native
