@@ -36,12 +36,12 @@ BAR_WIDTH = 30
 class Progress:
     """A one-line progress bar on a terminal; a line per tenth of the work otherwise."""
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr, enabled: bool = True) -> None:
+    def __init__(self, total: int, stream: TextIO | None = None, enabled: bool = True) -> None:
         self.total = max(total, 1)
-        self.stream = stream
+        self.stream = stream or sys.stderr  # looked up now: the command may be imported late
         self.enabled = enabled
         self.done = 0
-        self.is_tty = stream.isatty()
+        self.is_tty = self.stream.isatty()
         self.last_tenth = -1
         self.start = time.monotonic()
 

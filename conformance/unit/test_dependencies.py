@@ -10,7 +10,7 @@ to the distribution that installs it, and check the declarations:
 1. anything imported anywhere (module level, in a function, optional or not) is declared in the
    core dependencies or in some extra;
 2. what ``reference`` imports at module level is in the core dependencies;
-3. what the main job imports at module level (the modules reachable from ``conformance.cli``,
+3. what the main job imports at module level (the modules reachable from ``paimon_kit.cli``,
    the built-in engines it must run and ``spark_impl``) is in the core or the ``spark`` extra.
 
 Runtime needs that no import shows (pandas for PySpark's Arrow paths) are caught by the main job
@@ -31,15 +31,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT_PACKAGES = ("reference", "spark_impl", "conformance", "bench")
+PRODUCT_PACKAGES = ("reference", "spark_impl", "conformance", "bench", "paimon_kit")
 OWN_TOP_LEVEL = frozenset(PRODUCT_PACKAGES)
 MAIN_JOB_ROOTS = (
-    "conformance.cli",
+    "paimon_kit.cli",
+    "conformance.conformance_cli",
     "conformance.engines.reference_engine",
     "conformance.engines.java_engine",
     "conformance.engines.spark_engine",
 )
-"""Where ``pip install '.[spark]' && paimon-kit conformance`` starts: the console script and
+"""Where ``pip install '.[spark]' && paimon-kit conformance`` starts: the console script, the
+subcommand it dispatches to lazily and
 the engines it must run (``pypaimon`` is a peer: without its package it is reported
 unavailable, by design), and every module of ``spark_impl`` (Spark's Python workers import
 them)."""

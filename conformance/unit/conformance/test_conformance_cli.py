@@ -1,4 +1,4 @@
-"""``paimon-kit conformance``'s exit status, run as a user runs it (``conformance.cli.main``).
+"""``paimon-kit conformance``'s exit status, run as a user runs it (``paimon_kit.cli.main``).
 
 0: every outcome that is not a pass is a known failure or a skip with its reason; 1: a case
 failed, or an engine asked for by name cannot run here; 2: bad arguments.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.cli import main
+from paimon_kit.cli import main
 
 ONE_CASE = "tags/survives_expiration"
 

@@ -20,7 +20,7 @@ import pytest
 from conformance.corruption import GeneratedCase, generate_corpus
 from conformance.corruption.cases import CASES
 from conformance.objectstore.pytest_fixtures import S3Store, s3_store
-from conformance.validate_cli import main as validate_main
+from paimon_kit.validate_cli import main as validate_main
 from reference.io import FileIO, LocalFileIO
 from reference.validate import RULES, TableReport, ValidateOptions, validate_table
 

@@ -1,4 +1,4 @@
-"""The ``paimon-kit`` command.
+"""The ``paimon-kit`` command (the ``paimon-kit`` console script).
 
 Sub-commands:
 
@@ -6,12 +6,17 @@ Sub-commands:
   [--output FILE.parquet]``: rows of a table (local path or ``s3://``) as a text table, or
   written to Parquet with the table's column names.
 * ``inspect TABLE``: snapshots, schemas, tags and the files of the latest snapshot.
-* ``conformance [--engines ...] [--cases PATTERN] [--report out.md] [--json out.json]``: the
-  conformance cases on every engine, as a matrix (``conformance/conformance_cli.py``).
 * ``validate TABLE_OR_WAREHOUSE [--deep] [--all-snapshots] [--json]``: check a table against
-  the format, exit 1 on violations (``conformance/validate_cli.py``).
+  the format, exit 1 on violations (:mod:`paimon_kit.validate_cli`).
+* the procedures ``compact``, ``expire-snapshots``, ``create-tag``, ``delete-tag``,
+  ``rollback``, ``create-branch``, ``delete-branch``, ``fast-forward``,
+  ``remove-orphan-files`` and ``alter`` (:mod:`paimon_kit.procedures_cli`).
+* ``conformance [--engines ...] [--cases PATTERN] [--report out.md] [--json out.json]``: the
+  conformance cases on every engine, as a matrix; handed to the test kit
+  (:mod:`conformance.conformance_cli`), imported only for this subcommand.
 
-Exit codes: 0 success, 2 unreadable input (one line on stderr naming the file and the reason).
+Exit codes: 0 success, 2 bad input (one line on stderr naming the table, file, option or
+column and the reason).
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from conformance.conformance_cli import add_conformance_parser
-from conformance.validate_cli import add_validate_parser
+from paimon_kit.procedures_cli import add_procedure_parsers
+from paimon_kit.validate_cli import add_validate_parser
 from reference.errors import PaimonKitError
 from reference.io import FileIO, file_io_for
 from reference.isolation import isolating_orc_decoding
@@ -42,6 +47,7 @@ EXIT_OK = 0
 EXIT_VIOLATIONS = 1
 EXIT_UNREADABLE = 2
 MAX_CELL_WIDTH = 40
+CONFORMANCE_COMMAND = "conformance"
 
 
 # --------------------------------------------------------------------------------------------
@@ -102,9 +108,27 @@ def _time_travel(args: argparse.Namespace) -> TimeTravel:
     return TimeTravel(snapshot_id=args.snapshot, tag=args.tag, timestamp_millis=args.timestamp)
 
 
+def parse_columns(table: str, schema: TableSchema, text: str | None) -> list[str] | None:
+    """``--columns a,b``: names of the table's columns, else an error naming the column."""
+    if not text:
+        return None
+    names = [name.strip() for name in text.split(",")]
+    known = [f.name for f in schema.fields]
+    for name in names:
+        if name not in known:
+            raise PaimonKitError(
+                f"--columns: no column '{name}' in the table (columns: {', '.join(known)})",
+                path=table,
+            )
+    return names
+
+
 def command_read(args: argparse.Namespace) -> int:
     file_io = file_io_for(args.table)
-    projection = args.columns.split(",") if args.columns else None
+    schemas = load_schemas(file_io, args.table)
+    if not schemas:
+        raise PaimonKitError("no schema files: not a Paimon table", path=args.table)
+    projection = parse_columns(args.table, schemas[max(schemas)], args.columns)
     with isolating_orc_decoding():  # anyone's table: a bad ORC file is an error, not a crash
         result = read_table(file_io, args.table, _time_travel(args), projection=projection)
     schema = result.schema
@@ -162,11 +186,11 @@ def command_inspect(args: argparse.Namespace) -> int:
     snapshot_ids = metadata.list_snapshot_ids(file_io, args.table)
     print(f"snapshots: {len(snapshot_ids)}")
     for snapshot_id in snapshot_ids:
-        snapshot = metadata.read_snapshot(file_io, args.table, snapshot_id)
+        listed = metadata.read_snapshot(file_io, args.table, snapshot_id)
         print(
-            f"  {snapshot.id:>4} {snapshot.commit_kind.value:<9} schema {snapshot.schema_id} "
-            f"records {snapshot.total_record_count} (+{snapshot.delta_record_count}) "
-            f"at {_iso_millis(snapshot.time_millis)} by {snapshot.commit_user}"
+            f"  {listed.id:>4} {listed.commit_kind.value:<9} schema {listed.schema_id} "
+            f"records {listed.total_record_count} (+{listed.delta_record_count}) "
+            f"at {_iso_millis(listed.time_millis)} by {listed.commit_user}"
         )
     for tag in metadata.list_tag_names(file_io, args.table):
         print(f"tag {tag} -> snapshot {metadata.read_tag(file_io, args.table, tag).snapshot.id}")
@@ -213,8 +237,13 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("table", help="table directory, local path or s3://bucket/path")
     inspect.set_defaults(run=command_inspect)
 
-    add_conformance_parser(commands)
+    commands.add_parser(
+        CONFORMANCE_COMMAND,
+        help="run the conformance cases on every engine (paimon-kit conformance --help)",
+        add_help=False,
+    )
     add_validate_parser(commands)
+    add_procedure_parsers(commands)
 
     bench = commands.add_parser("bench", help="benchmark reports (the suites: bench/README.md)")
     bench_commands = bench.add_subparsers(dest="bench_command", required=True)
@@ -241,16 +270,33 @@ def command_bench_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_conformance(argv: Sequence[str]) -> int:
+    """``paimon-kit conformance ...``: the test kit's command, imported only now."""
+    from conformance import conformance_cli  # noqa: PLC0415 (the test kit, on demand)
+
+    return conformance_cli.main(list(argv))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one subcommand; a :class:`PaimonKitError` (or an OS error on a file named in the
+    arguments) exits 2 with one line on stderr, never a traceback."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == [CONFORMANCE_COMMAND]:
+        return run_conformance(arguments[1:])
+    args = build_parser().parse_args(arguments)
     run: Callable[[argparse.Namespace], int] = args.run
     try:
         return run(args)
-    except PaimonKitError as error:
-        print(f"paimon-kit: error: {error}", file=sys.stderr)
-        return EXIT_UNREADABLE
     except BrokenPipeError:
         return EXIT_OK
+    except PaimonKitError as error:
+        if error.path is None:  # name the table the command was given
+            error.path = getattr(args, "table", None)
+        print(f"paimon-kit {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except OSError as error:
+        print(f"paimon-kit {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
 
 
 if __name__ == "__main__":

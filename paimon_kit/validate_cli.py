@@ -128,7 +128,7 @@ def command_validate(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``validate`` alone (``python -m conformance.validate_cli PATH ...``)."""
+    """Run ``validate`` alone (``python -m paimon_kit.validate_cli PATH ...``)."""
     parser = argparse.ArgumentParser(prog="paimon-kit")
     add_validate_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["validate", *(sys.argv[1:] if argv is None else argv)])

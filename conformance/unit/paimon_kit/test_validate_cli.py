@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.validate_cli import (
+from paimon_kit.validate_cli import (
     add_validate_parser,
     is_progress_shown,
     main,
