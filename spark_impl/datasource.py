@@ -66,7 +66,12 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StringType, StructField, StructType
 
-from reference.errors import InvalidOptionError
+from reference.errors import (
+    InvalidOptionError,
+    SpecViolation,
+    TableAlreadyExistsError,
+    UnsupportedFeature,
+)
 from reference.io import FileIO, file_io_for
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
@@ -75,6 +80,7 @@ from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
 from reference.spec.predicate import Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
+from reference.spec.snapshot import Snapshot
 from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MICRO
 from spark_impl import format_files as format_table
 from spark_impl import stream, system_tables, workers
@@ -87,36 +93,54 @@ from spark_impl.commit import (
     delete_message_files,
 )
 from spark_impl.compact import is_hidden_until_compacted, recompact_after_write
+from spark_impl.create import check_write_columns, check_write_options, create_schema, is_table
+from spark_impl.metadata import find_latest_snapshot_id, latest_schema_id, read_schema_json
+from spark_impl.options import (
+    COMMIT_IDENTIFIER_OPTION,
+    COMMIT_USER_OPTION,
+    PATH_OPTION,
+    ROW_KIND_OPTION,
+    STATIC_PARTITION_OPTION,
+    check_option_names,
+    resolve_time_travel,
+)
 from spark_impl.plan import (
     ReadPlan,
     Split,
     TimeTravel,
     compute_bucket_dir,
-    find_latest_snapshot_id,
     plan_read,
     resolve_read_schema,
 )
 from spark_impl.read import read_split
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
-from spark_impl.write import ASSIGNER_COLUMN, BUCKET_COLUMN, plan_write, write_task
+from spark_impl.write import (
+    ASSIGNER_COLUMN,
+    BUCKET_COLUMN,
+    compute_bucket_mode,
+    plan_write,
+    to_paimon_column,
+    write_task,
+)
 
 FORMAT_NAME = "paimon"
-PATH_OPTION = "path"
-SNAPSHOT_ID_OPTION = "snapshot-id"
-TAG_NAME_OPTION = "tag-name"
-TIMESTAMP_MILLIS_OPTION = "timestamp-millis"
 MAX_BATCH_ROWS = 65_536
 FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
-ROW_KIND_OPTION = "read.row-kind"
+HIDE_TRACEBACK_CONF = "spark.sql.execution.pyspark.udf.hideTraceback.enabled"
 DYNAMIC_OVERWRITE_OPTION = "dynamic-partition-overwrite"
-STATIC_PARTITION_OPTION = "static-partition"
-COMMIT_USER_OPTION = "commit.user"
-COMMIT_IDENTIFIER_OPTION = "commit.identifier"
 LOG = logging.getLogger(__name__)
 STRING_TYPE = t.VarCharType(t.MAX_LENGTH)
 BOOLEAN_TEXTS = ("true", "false")
 ROW_KIND_COLUMN = stream.ROW_KIND_COLUMN
 EPOCH = datetime.datetime(1970, 1, 1)
+NO_PATH_REASON = (
+    "no table path reached the paimon source: use load(path) / save(path) (or "
+    "option('path', ...) with saveAsTable / writeTo); SQL CREATE TABLE ... USING paimon, "
+    "CTAS, INSERT INTO and SELECT on such a table reach a Python data source without its "
+    "OPTIONS or LOCATION in PySpark 4.3: create with spark_impl.create_table or a "
+    "df.write.format('paimon') save, query through spark.read.format('paimon').load(path)"
+    ".createOrReplaceTempView(name)"
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,21 +152,16 @@ def plain_options(options: Mapping[str, str]) -> dict[str, str]:
     return {str(k).lower(): str(v) for k, v in options.items()}
 
 
-def _optional_long(options: Mapping[str, str], key: str) -> int | None:
-    if key not in options:
-        return None
-    try:
-        return int(options[key])
-    except ValueError:
-        raise InvalidOptionError(key, options[key], "expected an integer") from None
-
-
 def parse_time_travel(options: Mapping[str, str]) -> TimeTravel:
-    return TimeTravel(
-        snapshot_id=_optional_long(options, SNAPSHOT_ID_OPTION),
-        tag_name=options.get(TAG_NAME_OPTION),
-        timestamp_millis=_optional_long(options, TIMESTAMP_MILLIS_OPTION),
-    )
+    """The snapshot a batch read selects (:func:`spark_impl.options.resolve_time_travel`:
+    Paimon's ``scan.*`` keys, ``versionAsOf`` / ``timestampAsOf``, the short keys)."""
+    choice = resolve_time_travel(options)
+    return TimeTravel(choice.snapshot_id, choice.tag_name, choice.timestamp_millis)
+
+
+def check_read_options(options: Mapping[str, str]) -> None:
+    """Refuse unknown keys (nearest known named) and bad values of Paimon's options."""
+    check_option_names(options)
 
 
 def parse_dynamic_overwrite(options: Mapping[str, str]) -> bool | None:
@@ -188,8 +207,11 @@ def parse_commit_identifier(options: Mapping[str, str]) -> int:
 
 
 def table_path(options: Mapping[str, str]) -> str:
+    """The table directory; none reaches the source from SQL (PySpark 4.3 hands a Python data
+    source of a session-catalog table, ``CREATE TABLE ... USING paimon [AS SELECT]``,
+    ``INSERT INTO`` / ``SELECT FROM`` it, no OPTIONS and no LOCATION), so say the way round."""
     if PATH_OPTION not in options:
-        raise InvalidOptionError(PATH_OPTION, None, "load(<table path>) is required")
+        raise InvalidOptionError(PATH_OPTION, None, NO_PATH_REASON)
     return options[PATH_OPTION].rstrip("/")
 
 
@@ -325,9 +347,12 @@ class PaimonDataSource(DataSource):
         if format_table.is_format_table_read(options):  # no .schema(...): the 'fields' option
             table = format_table.parse_source_options(options, table_path(options), None)
             return to_spark_schema(table.fields)
-        _, schema_json = resolve_read_schema(
-            open_file_io(options), table_path(options), parse_time_travel(options)
+        check_read_options(options)
+        travel = compute_schema_travel(options)
+        snapshot, schema_json = resolve_read_schema(
+            open_file_io(options), table_path(options), travel
         )
+        self.pinned_snapshot_id = compute_pinned_snapshot(travel, snapshot, schema_json)
         schema = to_spark_schema(decode_schema(schema_json).fields)
         if is_row_kind_read(options):
             schema = StructType([*schema.fields, StructField(ROW_KIND_COLUMN, StringType(), False)])
@@ -339,10 +364,10 @@ class PaimonDataSource(DataSource):
             return system_tables.SystemTableReader(options, schema)
         if format_table.is_format_table_read(options):
             return FormatTableReader(options, schema)
-        return PaimonReader(options, schema)
+        return PaimonReader(options, schema, getattr(self, "pinned_snapshot_id", None))
 
     def writer(self, schema: StructType, overwrite: bool) -> PaimonWriter:
-        return PaimonWriter(plain_options(self.options), overwrite)
+        return PaimonWriter(plain_options(self.options), overwrite, schema)
 
     def streamReader(self, schema: StructType) -> PaimonStreamReader:
         return PaimonStreamReader(plain_options(self.options), schema)
@@ -351,6 +376,27 @@ class PaimonDataSource(DataSource):
         from spark_impl.stream_sink import create_stream_writer  # noqa: PLC0415 (a cycle)
 
         return create_stream_writer(plain_options(self.options), overwrite)
+
+
+def compute_schema_travel(options: Mapping[str, str]) -> TimeTravel:
+    """The snapshot whose schema a load reports: the batch selection, or the latest when the
+    options name a start only a stream read has (the batch reader refuses those itself)."""
+    try:
+        return parse_time_travel(options)
+    except UnsupportedFeature:
+        return TimeTravel()
+
+
+def compute_pinned_snapshot(
+    travel: TimeTravel, snapshot: Snapshot | None, schema_json: str
+) -> int | None:
+    """The snapshot a load of the latest state pins: every query of that DataFrame (or of a
+    view over it) reads this snapshot, however often Spark plans it again, until the table
+    is loaded again. ``None`` (no pin) for a table without snapshots, an explicit time
+    travel, or a latest schema newer than the latest snapshot's."""
+    if not travel.is_latest or snapshot is None:
+        return None
+    return snapshot.id if snapshot.schema_id == decode_schema(schema_json).id else None
 
 
 def is_row_kind_read(options: Mapping[str, str]) -> bool:
@@ -364,16 +410,23 @@ def to_output_batches(table: pa.Table, spark_schema: StructType) -> Iterator[pa.
 
 
 class PaimonReader(DataSourceReader):
-    """Reads one snapshot in splits; planning is a function of the options alone.
+    """Reads one snapshot in splits; planning is a function of the options alone (and of the
+    snapshot the load pinned, :func:`compute_pinned_snapshot`).
 
     Spark keeps the partitions this reader plans on the relation and reuses them for later
     scans that push no filter (see the module docstring), so nothing a query pushes may change
     them: the reader holds no per-query state.
     """
 
-    def __init__(self, options: dict[str, str], schema: StructType) -> None:
+    def __init__(
+        self, options: dict[str, str], schema: StructType, pinned_snapshot_id: int | None = None
+    ) -> None:
         self.options = options
         self.spark_schema = schema
+        travel = parse_time_travel(options)
+        if travel.is_latest and pinned_snapshot_id is not None:
+            travel = TimeTravel(snapshot_id=pinned_snapshot_id)
+        self.travel = travel
 
     def pushFilters(self, filters: list[Any]) -> Iterable[Any]:
         """Hand every filter back (Spark applies them all): a plan pruned by one query's
@@ -382,9 +435,7 @@ class PaimonReader(DataSourceReader):
 
     def plan(self) -> ReadPlan:
         """The splits of the snapshot the options select (no pruning predicate)."""
-        return plan_read(
-            open_file_io(self.options), table_path(self.options), parse_time_travel(self.options)
-        )
+        return plan_read(open_file_io(self.options), table_path(self.options), self.travel)
 
     def partitions(self) -> list[SplitPartition]:
         """One partition per split, each carrying its schemas."""
@@ -463,6 +514,51 @@ class PaimonCommitMessage(WriterCommitMessage):
     """Whether the task compacted its buckets (its input was shuffled by bucket)."""
 
 
+def prepare_write_target(
+    file_io: FileIO, options: Mapping[str, str], spark_schema: StructType | None
+) -> None:
+    """Before a write plans: refuse unknown option keys; create the table from the
+    DataFrame's schema and Paimon's options (``primary-key``, ``partition``, ``bucket``, ...)
+    when the path holds none, else refuse options that differ from the table's
+    (:mod:`spark_impl.create`)."""
+    check_option_names(options)
+    root = table_path(options)
+    if not is_table(file_io, root) and spark_schema is not None:
+        try:
+            create_schema(file_io, root, spark_schema, options=options, check=compute_bucket_mode)
+            return
+        except TableAlreadyExistsError:  # a concurrent writer created it: write into theirs
+            pass
+    if is_table(file_io, root):
+        schema = decode_schema(read_latest_schema_json(file_io, root))
+        check_write_options(schema, options, root)
+        if spark_schema is not None:
+            check_write_columns(schema, spark_schema, root)
+
+
+def read_latest_schema_json(file_io: FileIO, root: str) -> str:
+    return read_schema_json(file_io, root, latest_schema_id(file_io, root))
+
+
+def explain_conversion_error(
+    batch: pa.Table, schema: TableSchema, options: Mapping[str, str], error: Exception
+) -> SpecViolation:
+    """An Arrow error of a write task as one line naming the table, the column (found by
+    converting each column alone) and the cause."""
+    for data_field in schema.fields:
+        if data_field.name not in batch.column_names:
+            continue
+        try:
+            to_paimon_column(batch.column(data_field.name).combine_chunks(), data_field.type)
+        except pa.ArrowException as cause:
+            return SpecViolation(
+                f"column {data_field.name!r} ({data_field.type}): {cause}",
+                path=table_path(options),
+                code="WRITE_VALUE",
+            )
+    return SpecViolation(f"writing failed: {error}", path=table_path(options), code="WRITE_VALUE")
+
+
 class PaimonWriter(DataSourceArrowWriter):
     """Tasks write files; the driver commits (two-phase commit).
 
@@ -505,11 +601,13 @@ class PaimonWriter(DataSourceArrowWriter):
       creates two snapshots for one attempt whose outcome was unknown.
     """
 
-    def __init__(self, options: dict[str, str], overwrite: bool) -> None:
-
+    def __init__(
+        self, options: dict[str, str], overwrite: bool, spark_schema: StructType | None = None
+    ) -> None:
         self.options = options
         self.overwrite = overwrite
         file_io = open_file_io(options)
+        prepare_write_target(file_io, options, spark_schema)
         self.since = find_latest_snapshot_id(file_io, table_path(options).rstrip("/"))
         """The latest snapshot when the write began: only newer ones can hold its files."""
         self.commit_user = options.get(COMMIT_USER_OPTION) or None
@@ -525,7 +623,10 @@ class PaimonWriter(DataSourceArrowWriter):
         context = TaskContext.get()
         task_id = context.partitionId() if context is not None else 0
         table = pa.Table.from_batches(batches)
-        messages = write_task(open_file_io(self.options), self.plan, table, task_id)
+        try:
+            messages = write_task(open_file_io(self.options), self.plan, table, task_id)
+        except pa.ArrowException as error:  # a value its column's type cannot hold
+            raise explain_conversion_error(table, self.plan.schema, self.options, error) from None
         prepared = bool({BUCKET_COLUMN, ASSIGNER_COLUMN} & set(table.column_names))
         return PaimonCommitMessage(tuple(messages), prepared or self.plan.base is None)
 
@@ -654,6 +755,7 @@ class PaimonStreamReader(DataSourceStreamReader):
     """Offsets are snapshot ids (see :mod:`spark_impl.stream`)."""
 
     def __init__(self, options: dict[str, str], schema: StructType) -> None:
+        check_read_options(options)
         if ROW_KIND_COLUMN not in schema.fieldNames():
             raise InvalidOptionError(
                 ROW_KIND_OPTION, options.get(ROW_KIND_OPTION), "a stream read needs 'true'"
@@ -693,7 +795,14 @@ class PaimonStreamReader(DataSourceStreamReader):
 
 def register(spark: Any) -> None:
     """Register the ``paimon`` format and turn on Python filter pushdown; in local mode the
-    workers run the driver's interpreter unless one was chosen (:mod:`spark_impl.workers`)."""
+    workers run the driver's interpreter unless one was chosen (:mod:`spark_impl.workers`).
+
+    Errors: unless the session chose otherwise, Python workers report an exception as its
+    one line (``spark.sql.execution.pyspark.udf.hideTraceback.enabled``; spark_impl's
+    errors name the table, option or column and the cause), not as a Python traceback
+    repeated inside Spark's messages; set it to ``false`` to see tracebacks again."""
     workers.use_driver_python(spark)
     spark.dataSource.register(PaimonDataSource)
     spark.conf.set(FILTER_PUSHDOWN_CONF, "true")
+    if spark.conf.get(HIDE_TRACEBACK_CONF, None) is None:
+        spark.conf.set(HIDE_TRACEBACK_CONF, "true")

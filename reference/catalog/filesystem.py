@@ -13,8 +13,11 @@ Rules:
 4. Dropping a table or a database deletes its directory. Renaming a table moves its files.
 5. Upper case is allowed (Java's ``case-sensitive`` default).
 
-On an object store a directory exists only while a file is below it, so an empty database
-is not seen there (Java's file system catalog behaves alike on S3).
+6. On an object store, which has no directories, creating a database writes a directory
+   marker, the zero-byte object ``<warehouse>/<name>.db/`` that Hadoop's S3A file system
+   writes for Java's ``FileSystemCatalog.createDatabaseImpl`` (``FileIO.mkdirs``): the empty
+   database exists, is listed and holds tables, for Java and for this catalog alike, and
+   dropping it deletes the marker with the rest.
 """
 
 from __future__ import annotations
@@ -29,8 +32,17 @@ from reference.catalog.base import (
     move_directory,
 )
 from reference.errors import SpecViolation
-from reference.io import FileIO
+from reference.io import FileIO, S3FileIO, split_s3_uri
 from reference.store import metadata
+
+
+def make_directory(file_io: FileIO, path: str) -> None:
+    """A directory that exists while empty: ``mkdirs``, or on S3 rule 6's marker object."""
+    if isinstance(file_io, S3FileIO):
+        bucket, key = split_s3_uri(path)
+        file_io.filesystem.create_dir(f"{bucket}/{key}".rstrip("/"), recursive=True)
+    else:
+        file_io.mkdirs(path)
 
 
 class FileSystemCatalog(Catalog):
@@ -56,7 +68,7 @@ class FileSystemCatalog(Catalog):
                 "a file system catalog cannot place a database elsewhere ('location')",
                 code="CATALOG",
             )
-        self.file_io.mkdirs(self.database_location(name))
+        make_directory(self.file_io, self.database_location(name))
 
     def drop_database_entry(self, name: str) -> None:
         self.file_io.delete_dir(self.database_location(name))
