@@ -78,7 +78,13 @@ from fractions import Fraction
 
 from reference.errors import SpecViolation, UnsupportedFeature
 from reference.spec import types as t
-from reference.spec.data import Timestamp, Value, decimal_from_unscaled, decimal_unscaled
+from reference.spec.data import (
+    Timestamp,
+    Value,
+    build_map,
+    decimal_from_unscaled,
+    decimal_unscaled,
+)
 from reference.spec.java_numbers import LONG_BITS, LONG_MAX
 from reference.spec.units import (
     MILLIS_PER_DAY,
@@ -2019,5 +2025,5 @@ def cast_value(value: Value, source: t.DataType, target: t.DataType) -> Value:
             raise SpecViolation(
                 f"cannot read MAP keys of {source.key} as {target.key}", code=CAST_NOT_SUPPORTED
             )
-        return {k: cast_value(v, source.value, target.value) for k, v in value.items()}
+        return build_map((k, cast_value(v, source.value, target.value)) for k, v in value.items())
     return cast_with_rule(value, source, target)

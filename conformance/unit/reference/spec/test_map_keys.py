@@ -22,6 +22,7 @@ import pytest
 from conformance.java.harness import JavaHarness
 from reference.io import LocalFileIO
 from reference.spec import types as t
+from reference.spec.casts import cast_value
 from reference.spec.data import PairMap, Row, Timestamp, build_map, days_from_date
 from reference.store.query import LATEST, read_table
 
@@ -111,3 +112,11 @@ def test_pair_map_keeps_entries_and_compares_like_a_dict() -> None:
     assert build_map([(1, "a")]) == {1: "a"} and isinstance(build_map([(1, "a")]), dict)
     with pytest.raises(TypeError):
         hash(built)
+
+
+def test_schema_evolution_casts_map_values_under_unhashable_keys() -> None:
+    """A MAP<ARRAY<INT>, INT> read as MAP<ARRAY<INT>, BIGINT> (a widened value type)."""
+    source = t.MapType(t.ArrayType(t.IntType()), t.IntType())
+    target = t.MapType(t.ArrayType(t.IntType()), t.BigIntType())
+    value = PairMap([([1], 2), ([], None)])
+    assert cast_value(value, source, target) == PairMap([([], None), ([1], 2)])
