@@ -109,3 +109,19 @@ def test_spark_reads_after_alter(spark: Any, tmp_path: Path) -> None:
     df = spark.read.format("paimon").load(root)
     assert df.columns == ["k", "value", "dt", "c"]
     assert Counter(tuple(r) for r in df.collect()) == reference_rows(IO, root)
+
+
+@pytest.mark.java
+def test_java_reads_after_each_change(java_harness: Any, tmp_path: Path) -> None:
+    root = make_table(tmp_path)
+    steps: list[dict[str, Any]] = [
+        {"add_columns": {"c": "BIGINT"}},
+        {"rename_columns": {"v": "value"}, "widen_columns": {"v": "BIGINT"}},
+        {"move_columns": {"c": "FIRST"}},
+        {"drop_columns": ["c"]},
+    ]
+    for number, step in enumerate(steps):
+        schema = alter_table(None, root, **step)
+        row = {"k": 100 + number, "v": number, "value": number, "dt": "a", "c": number}
+        spark_impl_write(IO, root, [tuple(row[f.name] for f in schema.fields)])
+        assert Counter(java_harness.read(root).values()) == reference_rows(IO, root), step

@@ -16,6 +16,7 @@ from paimon_kit.validate_cli import main as validate_main
 from reference import layout
 from reference.errors import SnapshotNotFoundError, SpecViolation
 from reference.io import LocalFileIO
+from reference.spec.snapshot import decode_tag
 from reference.table import Table
 from spark_impl import procedures
 
@@ -70,6 +71,15 @@ def test_tag_survives_expiration_and_delete_tag_removes_its_files(tmp_path: Path
     assert deleted.files[0].endswith("tag/tag-first") and len(deleted.files) > 1
     assert reference_rows(IO, root) == latest
     assert_valid(root)
+
+
+def test_tag_with_time_retained(tmp_path: Path) -> None:
+    root = make_table(tmp_path, primary_keys=())
+    procedures.create_tag(root, "week", time_retained_millis=7 * 24 * 3600 * 1000)
+    tag = decode_tag((Path(root) / "tag" / "tag-week").read_bytes())
+    assert tag.time_retained_nanos == 7 * 24 * 3600 * 10**9 and tag.create_time is not None
+    assert tag.snapshot.id == latest_id(root)
+    assert reference_rows(IO, root, tag="week") == reference_rows(IO, root)
 
 
 def test_expire_and_compact_say_why_nothing_happened(tmp_path: Path) -> None:
