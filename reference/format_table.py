@@ -89,6 +89,7 @@ from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.casts import cast_value
 from reference.spec.data import Row, Value
+from reference.spec.data_file import DATA_FILE_PREFIX
 from reference.spec.file_format import (
     FileFormat,
     FormatWriteOptions,
@@ -113,7 +114,6 @@ DYNAMIC_OVERWRITE_OPTION = "dynamic-partition-overwrite"
 FILE_COMPRESSION_OPTION = "file.compression"
 FORMAT_TABLE_COMPRESSION_OPTION = "format-table.file.compression"
 LEGACY_COMPRESSION_OPTION = "compression"
-DATA_FILE_PREFIX = "data-"
 HIDDEN_PREFIXES = ("_", ".")
 PARTITION_SEPARATOR = "="
 STRING = t.VarCharType(t.MAX_LENGTH)

@@ -41,6 +41,8 @@ an external root; a data file's own ``externalPath`` (from its manifest entry) w
 computed location.
 """
 
+# ruff: noqa: PLC0414 -- `import X as X` re-exports the file and directory names of reference.spec.data_file are part of the layout.
+
 from __future__ import annotations
 
 import math
@@ -53,6 +55,15 @@ from enum import Enum
 from reference.errors import PaimonFormatError, UnsupportedFeature
 from reference.spec import types as t
 from reference.spec.data import Timestamp, Value, date_from_days
+from reference.spec.data_file import CHANGELOG_FILE_PREFIX as CHANGELOG_FILE_PREFIX
+from reference.spec.data_file import DATA_FILE_PREFIX as DATA_FILE_PREFIX
+from reference.spec.data_file import DEFAULT_PARTITION_NAME as DEFAULT_PARTITION_NAME
+from reference.spec.data_file import FILE_INDEX_SUFFIX as FILE_INDEX_SUFFIX
+from reference.spec.data_file import INDEX_DIR as INDEX_DIR
+from reference.spec.data_file import MANIFEST_DIR as MANIFEST_DIR
+from reference.spec.data_file import POSTPONE_BUCKET as POSTPONE_BUCKET
+from reference.spec.data_file import POSTPONE_BUCKET_NAME as POSTPONE_BUCKET_NAME
+from reference.spec.data_file import STATISTICS_DIR as STATISTICS_DIR
 from reference.spec.units import MILLIS_PER_DAY, NANOS_PER_MILLI
 
 SEPARATOR = "/"
@@ -62,9 +73,6 @@ MAIN_BRANCH = "main"
 SCHEMA_DIR = "schema"
 SNAPSHOT_DIR = "snapshot"
 CHANGELOG_DIR = "changelog"
-MANIFEST_DIR = "manifest"
-INDEX_DIR = "index"
-STATISTICS_DIR = "statistics"
 TAG_DIR = "tag"
 BRANCH_DIR = "branch"
 CONSUMER_DIR = "consumer"
@@ -81,13 +89,6 @@ TAG_PREFIX = "tag-"
 BRANCH_PREFIX = "branch-"
 CONSUMER_PREFIX = "consumer-"
 BUCKET_PREFIX = "bucket-"
-DATA_FILE_PREFIX = "data-"
-CHANGELOG_FILE_PREFIX = "changelog-"
-FILE_INDEX_SUFFIX = ".index"
-
-POSTPONE_BUCKET = -2
-POSTPONE_BUCKET_NAME = "postpone"
-DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
 
 
 class HintFile(Enum):

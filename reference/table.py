@@ -21,7 +21,7 @@ from reference.errors import TableNotFoundError
 from reference.io import FileIO
 from reference.object_table import check_not_object_table
 from reference.spec import types as t
-from reference.spec.commit_message import CommitMessage
+from reference.spec.commit_message import BATCH_COMMIT_IDENTIFIER, CommitMessage
 from reference.spec.data import Row, RowKind, Value
 from reference.spec.predicate import Predicate
 from reference.spec.schema import SchemaChange, TableSchema
@@ -135,7 +135,7 @@ class Table:
             messages,
             commit_user=commit_user or new_commit_user(),
             commit_identifier=(
-                store_commit.BATCH_COMMIT_IDENTIFIER if identifier is None else identifier
+                BATCH_COMMIT_IDENTIFIER if identifier is None else identifier
             ),
             overwrite=overwrite,
         )

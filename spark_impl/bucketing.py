@@ -27,15 +27,19 @@ import numpy as np
 import pyarrow as pa
 
 from reference.spec import types as t
+from reference.spec.binary_row import HEADER_SIZE_IN_BITS as HEADER_BITS
 from reference.spec.binary_row import (
+    INLINE_MARK,
     compute_binary_row_hash,
     compute_null_bits_size,
     encode_binary_row,
 )
+from reference.spec.binary_row import (
+    MURMUR_SEED as MURMUR_SEED,  # noqa: PLC0414 (placement reads it here)
+)
 from reference.spec.bucket import compute_key_hash
 from reference.spec.file_format import arrow_to_rows
 
-MURMUR_SEED = 42
 C1 = np.uint32(0xCC9E2D51)
 C2 = np.uint32(0x1B873593)
 M = np.uint32(5)
@@ -45,8 +49,6 @@ FMIX_2 = np.uint32(0xC2B2AE35)
 WORD = 8
 """BinaryRow slots and variable-part chunks are 8-byte words."""
 MAX_INLINE = 7
-INLINE_MARK = 0x80
-HEADER_BITS = 8
 OFFSET_SHIFT = 32
 
 _FIXED_WIDTH: dict[t.TypeRoot, tuple[int, str]] = {

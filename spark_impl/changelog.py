@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from reference.spec.data import RowKind
 from reference.spec.file_format import arrow_to_rows
-from reference.spec.options import ChangelogProducer, MergeEngine, option_value
+from reference.spec.options import FORCE_LOOKUP_OPTION, ChangelogProducer, MergeEngine, option_value
 from reference.spec.schema import TableSchema
 from spark_impl.merge import (
     KIND_COLUMN,
@@ -53,7 +53,6 @@ INSERT = RowKind.INSERT.byte_value
 UPDATE_BEFORE = RowKind.UPDATE_BEFORE.byte_value
 UPDATE_AFTER = RowKind.UPDATE_AFTER.byte_value
 DELETE = RowKind.DELETE.byte_value
-FORCE_LOOKUP_OPTION = "force-lookup"
 BEFORE_SLOT, AFTER_SLOT = 0, 1
 """A key's ``-U`` / ``-D`` (from the before record) comes ahead of its ``+U`` / ``+I``."""
 

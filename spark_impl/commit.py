@@ -67,10 +67,12 @@ from reference.spec import manifest as mf
 from reference.spec import snapshot as snap
 from reference.spec import types as t
 from reference.spec.binary_row import NullLayout, deserialize_binary_row, serialize_binary_row
+from reference.spec.commit_message import BATCH_COMMIT_IDENTIFIER as BATCH_COMMIT_IDENTIFIER  # noqa: PLC0414
 from reference.spec.commit_message import CommitMessage
 from reference.spec.compare import compare_rows, compare_values
 from reference.spec.data_file import DataFileMeta
 from reference.spec.manifest import FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta
+from reference.spec.rolling import ROLL_CHECK_INTERVAL
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import CommitKind, Snapshot
 from reference.spec.stats import SimpleStats
@@ -86,8 +88,6 @@ from spark_impl.plan import (
     replay_entries,
 )
 
-BATCH_COMMIT_IDENTIFIER = 2**63 - 1
-ROLL_CHECK_INTERVAL = 1000
 JITTER = 0.2
 MAX_REPORTED = 10
 KNOWN_INDEX_TYPES = frozenset({mf.HASH_INDEX_TYPE, mf.DELETION_VECTORS_INDEX_TYPE})

@@ -80,9 +80,15 @@ from reference.spec.manifest import (
     FileKind,
     IndexFileMeta,
 )
-from reference.spec.options import ChangelogProducer, MergeEngine, option_value
+from reference.spec.options import (
+    ROW_DEDUPLICATE_OPTION,
+    ChangelogProducer,
+    MergeEngine,
+    option_value,
+)
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot
+from reference.spec.units import PERCENT
 from spark_impl import changelog as cl
 from spark_impl import commit
 from spark_impl.file_writer import (
@@ -121,8 +127,6 @@ from spark_impl.read import (
 )
 from spark_impl.reduce import reduce_sorted
 
-PERCENT = 100
-ROW_DEDUPLICATE_OPTION = "changelog-producer.row-deduplicate"
 LEVEL_COLUMN = "_LEVEL"
 FILE_COLUMN = "_FILE"
 POSITION_COLUMN = "_POSITION"

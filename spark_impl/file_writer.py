@@ -57,6 +57,7 @@ from reference.spec.file_format import (
     arrow_to_rows,
     encode_data_file,
 )
+from reference.spec.rolling import ORC_ROW_BATCH_SIZE, ROLL_CHECK_INTERVAL
 from reference.spec.stats import EMPTY_STATS, SimpleStats
 from spark_impl.file_index import (
     NO_INDEX,
@@ -66,8 +67,6 @@ from spark_impl.file_index import (
     write_file_index,
 )
 
-ROLL_CHECK_INTERVAL = 1000
-ORC_ROW_BATCH_SIZE = 1024
 RETRACT_KIND_BYTES = (1, 3)
 """Row kind bytes of -U and -D (a file's delete row count)."""
 

@@ -32,9 +32,10 @@ from __future__ import annotations
 from typing import Any
 
 from reference.spec import types as t
+from reference.spec.binary_row import HEADER_SIZE_IN_BITS as HEADER_BITS
+from reference.spec.binary_row import MURMUR_SEED
 from reference.spec.schema import TableSchema
 
-MURMUR_SEED = 42
 C1 = 0xCC9E2D51
 C2 = 0x1B873593
 MIX_ADD = 0xE6546B64
@@ -45,8 +46,6 @@ HALF_MASK = 0xFFFF
 HALF_BITS = 16
 SIGN_LIMIT = 1 << 31
 WORD_RANGE = 1 << 32
-HEADER_BITS = 8
-"""The row-kind byte before the null bits."""
 SLOT_BYTES = 8
 MAX_FIELDS = 24
 """Null bits 8..31 of the header's first word."""

@@ -116,6 +116,8 @@ MAIN_ONLY_KINDS = frozenset(
 """Functions Paimon 0.9.0 does not know (its factory rejects them)."""
 
 FIELDS_PREFIX = "fields"
+NOT_NULL_ERROR = "MERGE_NOT_NULL"
+"""The error code of a merge that would put null into a NOT NULL field."""
 AGGREGATE_FUNCTION_SUFFIX = "aggregate-function"
 IGNORE_RETRACT_SUFFIX = "ignore-retract"
 LIST_AGG_DELIMITER_SUFFIX = "list-agg-delimiter"

@@ -28,6 +28,7 @@ from reference.errors import InvalidOptionError, SpecViolation
 from reference.merge.aggregate_functions import (
     AGGREGATE_FUNCTION_SUFFIX,
     FIELDS_PREFIX,
+    NOT_NULL_ERROR,
     AggregateKind,
     AggState,
     FieldAggregator,
@@ -43,7 +44,6 @@ from reference.spec.data import Row, RowKind
 from reference.spec.key_value import KeyValue
 
 DEFAULT_AGGREGATE_FUNCTION_OPTION = f"{FIELDS_PREFIX}.default-aggregate-function"
-NOT_NULL_ERROR = "MERGE_NOT_NULL"
 
 DIFFERENCES_FROM_0_9: Mapping[str, str] = {
     "aggregation-remove-record-on-delete": "option added after 0.9.0",

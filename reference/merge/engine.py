@@ -66,6 +66,7 @@ from reference.merge.sequence import order_records as order_by_sequence
 from reference.spec import types as t
 from reference.spec.data import Row, RowKind
 from reference.spec.key_value import KeyValue
+from reference.spec.options import IGNORE_DELETE_OPTION as IGNORE_DELETE
 from reference.spec.options import MergeEngine
 
 # --------------------------------------------------------------------------------------------
@@ -73,7 +74,6 @@ from reference.spec.options import MergeEngine
 # --------------------------------------------------------------------------------------------
 
 MERGE_ENGINE = "merge-engine"
-IGNORE_DELETE = "ignore-delete"
 IGNORE_DELETE_FALLBACK_KEYS = (
     "first-row.ignore-delete",
     "deduplicate.ignore-delete",

@@ -41,6 +41,7 @@ from reference.errors import InvalidOptionError, SpecViolation
 from reference.merge.aggregate_functions import (
     AGGREGATE_FUNCTION_SUFFIX,
     FIELDS_PREFIX,
+    NOT_NULL_ERROR,
     AggregateKind,
     AggState,
     FieldAggregator,
@@ -56,15 +57,14 @@ from reference.merge.sequence import SequenceFields, compare_sequence
 from reference.spec import types as t
 from reference.spec.data import Row, RowKind
 from reference.spec.key_value import KeyValue
+from reference.spec.options import IGNORE_DELETE_OPTION as IGNORE_DELETE
 
 SEQUENCE_GROUP_SUFFIX = "sequence-group"
 FIELDS_SEPARATOR = ","
 REMOVE_RECORD_ON_DELETE = "partial-update.remove-record-on-delete"
 REMOVE_RECORD_ON_SEQUENCE_GROUP = "partial-update.remove-record-on-sequence-group"
-IGNORE_DELETE = "ignore-delete"
 
 DELETE_REJECTED_ERROR = "MERGE_DELETE_REJECTED"
-NOT_NULL_ERROR = "MERGE_NOT_NULL"
 
 DIFFERENCES_FROM_0_9: Mapping[str, str] = {
     "partial-update-result-kind": (

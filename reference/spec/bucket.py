@@ -25,6 +25,8 @@ Rules stated here:
   Cross-partition-update tables assign buckets from a global key index, not from a hash.
 """
 
+# ruff: noqa: PLC0414 -- `import X as X` re-exports the postpone bucket id.
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -34,6 +36,7 @@ from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeatu
 from reference.spec import types as t
 from reference.spec.binary_row import compute_binary_row_hash, encode_binary_row
 from reference.spec.data import RowKind, Value
+from reference.spec.data_file import POSTPONE_BUCKET as POSTPONE_BUCKET
 
 BUCKET_OPTION = "bucket"
 BUCKET_KEY_OPTION = "bucket-key"
@@ -45,8 +48,9 @@ BUCKET_KEY_SEPARATOR = ","
 DYNAMIC_BUCKET = -1
 """``bucket = -1``: dynamic bucket for primary-key tables, bucket-unaware for append tables."""
 
-POSTPONE_BUCKET = -2
-"""``bucket = -2`` (Paimon main only): rows wait in a postpone bucket until compaction."""
+UNAWARE_BUCKET = 0
+"""The bucket of every file and index entry of a bucket-unaware table (Java
+``BucketMode.UNAWARE_BUCKET``)."""
 
 
 class BucketFunctionType(Enum):

@@ -35,6 +35,7 @@ from reference.errors import InvalidOptionError
 from reference.spec import types as t
 from reference.spec.binary_row import NullLayout, serialize_binary_row
 from reference.spec.data import Row, Value
+from reference.spec.options import FIELDS_PREFIX
 from reference.spec.options import parse_stats_mode as parse_stats_mode_text
 from reference.spec.stats import EMPTY_STATS, SimpleStats
 
@@ -45,7 +46,6 @@ from reference.spec.stats import EMPTY_STATS, SimpleStats
 STATS_MODE_OPTION = "metadata.stats-mode"
 DEFAULT_STATS_MODE = "truncate(16)"
 FIELD_STATS_MODE_SUFFIX = "stats-mode"
-FIELDS_PREFIX = "fields."
 
 
 class StatsKind(Enum):

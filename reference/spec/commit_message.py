@@ -16,7 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reference.spec.data_file import DataFileMeta
+from reference.spec.java_numbers import LONG_MAX
 from reference.spec.manifest import IndexFileMeta
+
+BATCH_COMMIT_IDENTIFIER = LONG_MAX
+"""The identifier of a one-shot batch commit (Java ``BatchWriteBuilder.COMMIT_IDENTIFIER``,
+``Long.MAX_VALUE``)."""
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,7 @@ from reference.errors import (
     UnsupportedFeature,
 )
 from reference.spec import types as t
+from reference.spec.avro_container import AVRO_CODEC_KEY, AVRO_CODECS
 from reference.spec.blob import decode_blob_file
 from reference.spec.data import (
     EPOCH_DATE,
@@ -156,7 +157,6 @@ DEFAULT_FILE_COMPRESSION = "zstd"
 DEFAULT_ZSTD_LEVEL = 1
 FILE_COMPRESSION_KEY = "file.compression"
 ZSTD_LEVEL_KEY = "file.compression.zstd-level"
-AVRO_CODEC_KEY = "avro.codec"
 
 UTC = "UTC"
 EPOCH_DATETIME_UTC = EPOCH_DATETIME.replace(tzinfo=datetime.timezone.utc)
@@ -802,7 +802,6 @@ ORC_CODECS = {
     "lz4": "lz4",
     "none": "uncompressed",
 }
-AVRO_CODECS = frozenset({"null", "deflate", "snappy", "bzip2", "xz", "zstandard"})
 AVRO_ZSTD_CODEC = "zstandard"
 AVRO_DEFAULT_CODEC = "snappy"
 

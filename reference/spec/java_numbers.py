@@ -12,7 +12,7 @@ LONG_BITS = 64
 SHORT_MAX = 2**15 - 1
 INT_MIN = -(2**31)
 INT_MAX = 2**31 - 1
-LONG_MIN = -(2 ** (LONG_BITS - 1))
-LONG_MAX = 2 ** (LONG_BITS - 1) - 1
+LONG_MIN = -(1 << (LONG_BITS - 1))
+LONG_MAX = (1 << (LONG_BITS - 1)) - 1
 INT32_MASK = 0xFFFF_FFFF
 """Keeps the low 32 bits of a Python int: Java's ``int`` arithmetic wraps there."""

@@ -54,6 +54,8 @@ but pyarrow's C++ ORC reader can abort the process on bytes corrupted *inside* a
 stream, which no Python code can catch.
 """
 
+# ruff: noqa: PLC0414 -- `import X as X` re-exports the index types an IndexFileMeta names.
+
 from __future__ import annotations
 
 import datetime
@@ -89,6 +91,10 @@ from reference.spec.data_file import (
     MetaFileKind,
     compute_array_element_field_id,
 )
+from reference.spec.deletion_vector import (
+    DELETION_VECTORS_INDEX_TYPE as DELETION_VECTORS_INDEX_TYPE,
+)
+from reference.spec.file_format import DEFAULT_ZSTD_LEVEL, FileFormat
 from reference.spec.format_framing import (
     AVRO_MAGIC,
     MAGIC_PROBE_LENGTH,
@@ -100,6 +106,7 @@ from reference.spec.format_framing import (
     check_orc_framing,
     check_parquet_framing,
 )
+from reference.spec.hash_index import HASH_INDEX_TYPE as HASH_INDEX_TYPE
 from reference.spec.orc_decoding import decode_orc_table
 from reference.spec.stats import (
     SIMPLE_STATS_TYPE,
@@ -131,12 +138,8 @@ from reference.spec.types import (
 # --------------------------------------------------------------------------------------------
 
 
-class ManifestFormat(Enum):
-    """The file format of manifest files (option ``manifest.format``)."""
-
-    AVRO = "avro"
-    ORC = "orc"
-    PARQUET = "parquet"
+ManifestFormat = FileFormat
+"""The file format of manifest files (option ``manifest.format``): any data file format."""
 
 
 def detect_manifest_format(data: bytes) -> ManifestFormat:
@@ -230,16 +233,10 @@ class FileKind(Enum):
 
 
 DEFAULT_MANIFEST_COMPRESSION = "zstd"
-DEFAULT_ZSTD_LEVEL = 1
-"""Java's ``file.compression.zstd-level`` default, also used for manifests."""
 
 MANIFEST_ENTRY_FORMAT_IDENTIFIER = 2
 MANIFEST_FILE_META_FORMAT_IDENTIFIER = 2
 INDEX_MANIFEST_ENTRY_FORMAT_IDENTIFIER = 1
-
-HASH_INDEX_TYPE = "HASH"
-"""The dynamic-bucket hash index (``tableindex.md``)."""
-DELETION_VECTORS_INDEX_TYPE = "DELETION_VECTORS"
 
 
 # --------------------------------------------------------------------------------------------

@@ -1288,6 +1288,14 @@ def option_value(options: Mapping[str, str], key: str) -> Any:
 
 
 # --------------------------------------------------------------------------------------------
+# Keys the engines read by name (each written once; the registry above holds their defaults)
+# --------------------------------------------------------------------------------------------
+
+FORCE_LOOKUP_OPTION = "force-lookup"
+ROW_DEDUPLICATE_OPTION = "changelog-producer.row-deduplicate"
+IGNORE_DELETE_OPTION = "ignore-delete"
+
+# --------------------------------------------------------------------------------------------
 # Validation
 # --------------------------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from types import MappingProxyType
 from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeature
 from reference.spec import types as t
 from reference.spec.casts import is_castable
+from reference.spec.data_file import KEY_FIELD_PREFIX
 from reference.spec.file_format import FileFormat, compute_avro_schema
 from reference.spec.java_numbers import INT_MAX, INT_MIN
 from reference.spec.json_format import (
@@ -75,7 +76,6 @@ LEGACY_DEFAULT_FILE_FORMAT = "orc"
 SYSTEM_FIELD_ID_START = INT_MAX // 2
 """Field ids at or above this are reserved for system columns and ignored by highestFieldId."""
 
-KEY_FIELD_PREFIX = "_KEY_"
 RESERVED_FIELD_NAMES = frozenset({"_SEQUENCE_NUMBER", "_VALUE_KIND"})
 """Column names both Java versions reserve (0.9.0 also reserves ``_VALUE_COUNT``; main also
 ``_LEVEL``, ``_ROW_ID`` and ``rowkind``)."""

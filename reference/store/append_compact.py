@@ -111,9 +111,6 @@ from reference.store.write import (
     compute_write_plan,
 )
 
-UNAWARE_BUCKET = 0
-"""The bucket of every file and index entry of a bucket-unaware table (Java
-``BucketMode.UNAWARE_BUCKET``)."""
 DEFAULT_UNAWARE_MAX_FILE_NUM = 50
 DEFAULT_BUCKETED_MAX_FILE_NUM = 5
 FULL_COMPACT_MIN_FILE = 3

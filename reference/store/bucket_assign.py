@@ -64,6 +64,9 @@ from reference.spec import types as t
 from reference.spec.binary_row import compute_binary_row_hash, encode_binary_row
 from reference.spec.bucket import (
     BUCKET_FUNCTION_TYPE_OPTION,
+    BUCKET_KEY_OPTION,
+    BUCKET_OPTION,
+    DYNAMIC_BUCKET,
     BucketFunctionType,
     compute_bucket_key_fields,
     compute_dynamic_bucket_key_hash,
@@ -82,8 +85,6 @@ from reference.spec.java_numbers import SHORT_MAX as JAVA_SHORT_MAX
 from reference.spec.options import MergeEngine, parse_int, parse_long
 from reference.spec.schema import TableSchema
 
-BUCKET_OPTION = "bucket"
-BUCKET_KEY_OPTION = "bucket-key"
 TARGET_ROW_NUM_OPTION = "dynamic-bucket.target-row-num"
 DEFAULT_TARGET_ROW_NUM = 2_000_000
 INITIAL_BUCKETS_OPTION = "dynamic-bucket.initial-buckets"
@@ -92,7 +93,6 @@ UNLIMITED_BUCKETS = -1
 SEQUENCE_FIELD_OPTION = "sequence.field"
 INDEX_TTL_OPTION = "cross-partition-upsert.index-ttl"
 
-DYNAMIC_BUCKET = -1
 UNAWARE_BUCKET_ID = 0
 """The one bucket of a partition of a bucket-unaware append table."""
 

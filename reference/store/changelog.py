@@ -65,11 +65,14 @@ from reference.merge.sequence import compare_sequence
 from reference.spec.data import Row, RowKind
 from reference.spec.java_numbers import LONG_MAX as JAVA_LONG_MAX
 from reference.spec.key_value import KeyValue
-from reference.spec.options import ChangelogProducer, MergeEngine, option_value
+from reference.spec.options import (
+    FORCE_LOOKUP_OPTION,
+    ROW_DEDUPLICATE_OPTION,
+    ChangelogProducer,
+    MergeEngine,
+    option_value,
+)
 from reference.spec.schema import TableSchema
-
-FORCE_LOOKUP_OPTION = "force-lookup"
-ROW_DEDUPLICATE_OPTION = "changelog-producer.row-deduplicate"
 
 # --------------------------------------------------------------------------------------------
 # Lookup strategy (rule 1)

@@ -120,7 +120,7 @@ from reference.errors import (
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import NullLayout, deserialize_binary_row, serialize_binary_row
-from reference.spec.commit_message import CommitMessage
+from reference.spec.commit_message import BATCH_COMMIT_IDENTIFIER, CommitMessage
 from reference.spec.compare import SortKey, compare_rows, compare_values
 from reference.spec.data import Row, Value
 from reference.spec.data_file import DataFileMeta
@@ -143,6 +143,7 @@ from reference.spec.manifest import (
     parse_manifest_format,
 )
 from reference.spec.options import BUCKET_DYNAMIC, CoreOptions
+from reference.spec.rolling import ROLL_CHECK_INTERVAL as ROLLING_CHECK_INTERVAL
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import (
     CURRENT_SNAPSHOT_VERSION,
@@ -164,12 +165,6 @@ from reference.store.scan import (
     read_index_manifest,
     read_manifest,
 )
-
-BATCH_COMMIT_IDENTIFIER = 2**63 - 1
-"""The identifier of a one-shot batch commit (Java ``BatchWriteBuilder.COMMIT_IDENTIFIER``)."""
-
-ROLLING_CHECK_INTERVAL = 1000
-"""A manifest being written is measured after every 1000th entry (Java ``RollingFileWriter``)."""
 
 RETRY_JITTER_FRACTION = 0.2
 MAX_REPORTED_CONFLICTS = 10

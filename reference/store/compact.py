@@ -105,7 +105,7 @@ from reference.errors import InvalidOptionError, UnsupportedFeature
 from reference.io import FileIO
 from reference.merge.engine import MergeSetup, merge
 from reference.spec import types as t
-from reference.spec.column_stats import parse_stats_mode
+from reference.spec.column_stats import STATS_MODE_OPTION, parse_stats_mode
 from reference.spec.commit_message import CommitMessage, CompactIncrement, IndexIncrement
 from reference.spec.data import Row, RowKind
 from reference.spec.data_file import (
@@ -128,6 +128,7 @@ from reference.spec.options import (
     validate_engine_combinations,
 )
 from reference.spec.schema import TableSchema
+from reference.spec.units import PERCENT
 from reference.store import changelog as cl
 from reference.store import metadata
 from reference.store.append_compact import (
@@ -188,7 +189,6 @@ from reference.store.write import (
     COMPRESSION_PER_LEVEL_OPTION,
     DATA_PREFIX_OPTION,
     FORMAT_PER_LEVEL_OPTION,
-    STATS_MODE_OPTION,
     STATS_MODE_PER_LEVEL_OPTION,
     FileKindPlan,
     FileNaming,
@@ -200,7 +200,6 @@ from reference.store.write import (
     sort_records,
 )
 
-PERCENT = 100
 MIN_FILE_SIZE_NUMERATOR = 7
 MIN_FILE_SIZE_DENOMINATOR = 10
 """Files below ``target-file-size // 10 * 7`` are rewritten rather than moved (rule 7)."""

@@ -62,7 +62,7 @@ from reference.errors import PaimonKitError, SpecViolation, UnsupportedFeature
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
-from reference.spec.commit_message import CommitMessage, DataIncrement
+from reference.spec.commit_message import BATCH_COMMIT_IDENTIFIER, CommitMessage, DataIncrement
 from reference.spec.data import Row, RowKind, Value
 from reference.spec.data_file import DataFileMeta
 from reference.spec.manifest import DEFAULT_FIELD_SET
@@ -473,7 +473,7 @@ def commit_overwrite(
         table_root,
         store_commit.provide_overwrite_changes(file_io, table_root, scope, nothing),
         commit_user=commit_user or str(uuid.uuid4()),
-        commit_identifier=store_commit.BATCH_COMMIT_IDENTIFIER,
+        commit_identifier=BATCH_COMMIT_IDENTIFIER,
         namer=store_commit.MetaFileNamer(),
         field_set=DEFAULT_FIELD_SET,
         policy=store_commit.compute_retry_policy(schema.core_options),

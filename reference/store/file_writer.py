@@ -111,6 +111,7 @@ from reference.spec.file_format import (
 )
 from reference.spec.key_value import KeyValue
 from reference.spec.options import parse_memory_size
+from reference.spec.rolling import ORC_ROW_BATCH_SIZE, ROLL_CHECK_INTERVAL
 from reference.spec.stats import EMPTY_STATS
 
 # --------------------------------------------------------------------------------------------
@@ -239,11 +240,6 @@ def compute_column_stats(
 # --------------------------------------------------------------------------------------------
 # Encoding and rolling (rule 4)
 # --------------------------------------------------------------------------------------------
-
-ROLL_CHECK_INTERVAL = 1000
-"""Java ``RollingFileWriter.CHECK_ROLLING_RECORD_CNT`` (Parquet, Avro)."""
-ORC_ROW_BATCH_SIZE = 1024
-"""Java's ORC writer checks its size only with an empty row batch (``orc.write.batch-size``)."""
 
 
 @dataclass(frozen=True)

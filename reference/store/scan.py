@@ -35,6 +35,7 @@ from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data import Row
 from reference.spec.data_file import DataFileMeta, compute_trimmed_primary_keys
+from reference.spec.deletion_vector import DELETION_VECTORS_INDEX_TYPE as DELETION_VECTORS_INDEX
 from reference.spec.manifest import (
     FileKind,
     IndexManifestEntry,
@@ -60,10 +61,6 @@ from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.spec.stats import SimpleStats
 from reference.store.file_index import is_planned_by_index
-
-DELETION_VECTORS_INDEX = "DELETION_VECTORS"
-HASH_INDEX = "HASH"
-
 
 # --------------------------------------------------------------------------------------------
 # Reading manifests

@@ -57,6 +57,7 @@ from enum import Enum
 
 from reference.errors import InvalidOptionError, SnapshotNotFoundError, UnsupportedFeature
 from reference.io import FileIO
+from reference.spec.commit_message import BATCH_COMMIT_IDENTIFIER
 from reference.spec.data import RowKind
 from reference.spec.key_value import KeyValue
 from reference.spec.manifest import FileKind, ManifestEntry
@@ -75,7 +76,6 @@ from reference.spec.snapshot import (
     Snapshot,
 )
 from reference.store import consumers, metadata
-from reference.store.commit import BATCH_COMMIT_IDENTIFIER
 from reference.store.incremental import (
     ScanMode,
     compute_splits,

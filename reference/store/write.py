@@ -90,7 +90,7 @@ from reference.merge.engine import (
 from reference.merge.sequence import compare_records, compute_row_kind
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row, serialize_binary_row
-from reference.spec.column_stats import compute_stats_modes, parse_stats_mode
+from reference.spec.column_stats import STATS_MODE_OPTION, compute_stats_modes, parse_stats_mode
 from reference.spec.commit_message import CommitMessage, DataIncrement, IndexIncrement
 from reference.spec.compare import compare_rows
 from reference.spec.data import Row, RowKind, Timestamp
@@ -113,6 +113,7 @@ from reference.spec.hash_index import HASH_INDEX_TYPE, decode_hash_index, encode
 from reference.spec.key_value import KeyValue
 from reference.spec.manifest import FileKind, IndexFileMeta, ManifestEntry
 from reference.spec.options import (
+    FORCE_LOOKUP_OPTION,
     ChangelogProducer,
     MergeEngine,
     option_value,
@@ -204,7 +205,6 @@ def create_name_counters() -> NameCounters:
 FORMAT_PER_LEVEL_OPTION = "file.format.per.level"
 COMPRESSION_PER_LEVEL_OPTION = "file.compression.per.level"
 STATS_MODE_PER_LEVEL_OPTION = "metadata.stats-mode.per.level"
-STATS_MODE_OPTION = "metadata.stats-mode"
 CHANGELOG_FORMAT_OPTION = "changelog-file.format"
 CHANGELOG_COMPRESSION_OPTION = "changelog-file.compression"
 CHANGELOG_STATS_MODE_OPTION = "changelog-file.stats-mode"
@@ -212,7 +212,6 @@ DATA_PREFIX_OPTION = "data-file.prefix"
 CHANGELOG_PREFIX_OPTION = "changelog-file.prefix"
 SUFFIX_COMPRESSION_OPTION = "file.suffix.include.compression"
 EXTERNAL_PATHS_OPTION = "data-file.external-paths"
-FORCE_LOOKUP_OPTION = "force-lookup"
 
 
 @dataclass(frozen=True)

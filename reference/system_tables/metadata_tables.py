@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 
 from reference import layout
 from reference.io import FileIO, LocalFileIO, local_os_path
+from reference.merge.aggregate_functions import FIELDS_PREFIX
 from reference.spec import types as t
 from reference.spec.data import Row, Value
 from reference.spec.json_format import decode_json_object, encode_json
@@ -58,7 +59,6 @@ BIGINT = t.BigIntType(nullable=False)
 NULLABLE_BIGINT = t.BigIntType()
 TIMESTAMP = t.TimestampType(3, nullable=False)
 NULLABLE_TIMESTAMP = t.TimestampType(3)
-FIELDS_PREFIX = "fields"
 FIELD_OPTION_MIN_PARTS = 3
 
 # --------------------------------------------------------------------------------------------

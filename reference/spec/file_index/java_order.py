@@ -25,6 +25,8 @@ import math
 import struct
 from collections.abc import Hashable, Iterable
 
+from reference.spec.binary_row import MURMUR_SEED
+
 HASH_MAP_INITIAL_CAPACITY = 16
 HASH_MAP_LOAD_FACTOR_NUMERATOR = 3
 HASH_MAP_LOAD_FACTOR_DENOMINATOR = 4
@@ -38,8 +40,6 @@ CANONICAL_DOUBLE_NAN_BITS = 0x7FF8000000000000
 BOOLEAN_TRUE_HASH = 1231
 BOOLEAN_FALSE_HASH = 1237
 
-MURMUR_SEED = 42
-"""Seed of Paimon's murmur3 hashing of binary sections (``MurmurHashUtils.DEFAULT_SEED``)."""
 _MURMUR_C1 = 0xCC9E2D51
 _MURMUR_C2 = 0x1B873593
 _MURMUR_H_ADD = 0xE6546B64
