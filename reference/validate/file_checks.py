@@ -12,7 +12,9 @@ Rules checked here:
 3. Its footer lists the columns its layout requires: for a primary-key table ``_KEY_<k>`` for
    each trimmed primary key (none in thin mode), ``_SEQUENCE_NUMBER``, ``_VALUE_KIND`` and the
    value columns; for an append table the columns of its schema (or ``_WRITE_COLS``). Its
-   footer row count is ``_ROW_COUNT``.
+   footer row count is ``_ROW_COUNT``. A ``.blob`` file (``reference.spec.blob``) has no
+   column names: its ``_WRITE_COLS`` must name one BLOB column of its schema, and its index
+   must hold ``_ROW_COUNT`` entries (the deep checks decode every record and its CRC-32).
 4. Its metadata agrees with itself: ``_MIN_SEQUENCE_NUMBER <= _MAX_SEQUENCE_NUMBER``,
    ``0 <= _DELETE_ROW_COUNT <= _ROW_COUNT``, ``_MIN_KEY <= _MAX_KEY`` and the key and value
    statistics have one column per key or statistics field.
@@ -35,6 +37,7 @@ from reference.errors import PaimonFormatError, PaimonKitError, naming_file
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.blob import decode_blob_index
 from reference.spec.compare import compare_rows
 from reference.spec.data_file import DataFileMeta
 from reference.spec.file_format import (
@@ -45,6 +48,7 @@ from reference.spec.file_format import (
     parse_file_format,
 )
 from reference.spec.orc_decoding import decode_orc_footer
+from reference.spec.row_tracking import is_blob_file
 from reference.spec.schema import TableSchema
 from reference.store.read import compute_file_fields
 from reference.store.scan import compute_stats_fields
@@ -95,8 +99,11 @@ FOOTER_READERS: Mapping[FileFormat, Callable[[Any], DataFileFooter]] = {
 
 def read_data_file_footer(file_io: FileIO, path: str) -> DataFileFooter:
     """Column names and row count of a data file (format from its name), checking magic first.
-    Whatever the format library raises on bad bytes becomes a :class:`PaimonFormatError`."""
+    Whatever the format library raises on bad bytes becomes a :class:`PaimonFormatError`. A
+    ``.blob`` file names no columns; its row count is its index's (rule 3)."""
     with naming_file(path):
+        if is_blob_file(path):
+            return DataFileFooter((), len(decode_blob_index(file_io.read_bytes(path))))
         fmt = parse_file_format(layout.data_file_format(path))
         source = file_io.open_input(path)
         try:
@@ -130,8 +137,17 @@ def check_footer(
     footer: DataFileFooter, file_schema: TableSchema, meta: DataFileMeta
 ) -> list[tuple[r.Rule, str]]:
     """Rule 3 against a footer."""
-    missing = [c for c in compute_expected_columns(file_schema, meta) if c not in footer.columns]
     found: list[tuple[r.Rule, str]] = []
+    if is_blob_file(meta.file_name):
+        missing = []
+        types = {f.name: f.type.root for f in file_schema.fields}
+        columns = list(meta.write_cols or ())
+        if len(columns) != 1 or types.get(columns[0]) is not t.TypeRoot.BLOB:
+            reason = f"a .blob file holds one BLOB column; _WRITE_COLS is {meta.write_cols}"
+            found.append((r.Rule.DATA_FILE_COLUMNS, reason))
+    else:
+        expected = compute_expected_columns(file_schema, meta)
+        missing = [c for c in expected if c not in footer.columns]
     if missing:
         found.append(
             (r.Rule.DATA_FILE_COLUMNS, f"lacks column(s) {missing}; has {list(footer.columns)}")
