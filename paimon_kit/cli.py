@@ -22,6 +22,7 @@ column and the reason).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -218,6 +219,14 @@ def command_inspect(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------
 
 
+def non_negative_int(text: str) -> int:
+    """An argument that counts something (argparse exits 2 naming the option otherwise)."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, not {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="paimon-kit", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -228,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     travel.add_argument("--snapshot", type=int, help="read this snapshot id")
     travel.add_argument("--tag", help="read the snapshot of this tag")
     travel.add_argument("--timestamp", type=int, help="read as of this epoch-millis time")
-    read.add_argument("--limit", type=int, help="print at most this many rows")
+    read.add_argument("--limit", type=non_negative_int, help="print at most this many rows")
     read.add_argument("--columns", help="comma-separated columns to return")
     read.add_argument("--output", help="write the rows to this Parquet file instead")
     read.set_defaults(run=command_read)
@@ -259,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def command_bench_report(args: argparse.Namespace) -> int:
     """``paimon-kit bench report``: :func:`bench.report.main` on the same arguments."""
-    from bench import report  # noqa: PLC0415 (only this subcommand needs it)
+    report = importlib.import_module("bench.report")  # bench is not the user command's
 
     argv = [*args.json]
     if args.machine:

@@ -42,6 +42,14 @@ def parse_millis(option: str, text: str) -> int:
         raise InvalidOptionError(option, text, str(error)) from None
 
 
+def positive_int(text: str) -> int:
+    """A count that must be at least 1 (argparse exits 2 naming the option otherwise)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
+    return value
+
+
 def split_pairs(option: str, values: list[str] | None, separator: str) -> dict[str, str]:
     """``NAME:TYPE`` (or ``KEY=VALUE``) arguments as a mapping, in order."""
     pairs: dict[str, str] = {}
@@ -167,10 +175,12 @@ def _add_snapshot_procedures(commands: Any) -> None:
     compact = _table_parser(commands, "compact", "compact the table's buckets", command_compact)
     compact.add_argument("--full", action="store_true", help="full compaction")
     expire = _table_parser(commands, "expire-snapshots", "expire old snapshots", command_expire)
-    expire.add_argument("--retain-max", type=int, help="keep at most this many snapshots")
-    expire.add_argument("--retain-min", type=int, help="keep at least this many snapshots")
+    expire.add_argument("--retain-max", type=positive_int, help="keep at most this many snapshots")
+    expire.add_argument("--retain-min", type=positive_int, help="keep at least this many snapshots")
     expire.add_argument("--older-than", type=int, help="expire snapshots before this epoch ms")
-    expire.add_argument("--max-deletes", type=int, help="expire at most this many snapshots")
+    expire.add_argument(
+        "--max-deletes", type=positive_int, help="expire at most this many snapshots"
+    )
     rollback = _table_parser(
         commands, "rollback", "roll back to a snapshot or tag", command_rollback
     )

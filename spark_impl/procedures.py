@@ -22,6 +22,7 @@ from typing import Any
 from reference import layout
 from reference.errors import (
     FileMissingError,
+    InvalidOptionError,
     SnapshotNotFoundError,
     SpecViolation,
     TableNotFoundError,
@@ -38,7 +39,7 @@ from reference.spec.snapshot import (
 )
 from spark_impl import jobs
 from spark_impl import refs as r
-from spark_impl.plan import read_manifest, read_manifest_list
+from spark_impl.metadata import read_manifest, read_manifest_list
 
 NANOS_PER_MICRO = 1_000
 NANOS_PER_MILLI = 1_000_000
@@ -596,6 +597,11 @@ def expire_snapshots(
     ``older_than`` an epoch-millis time, ``max_deletes``; unset ones from the table's
     ``snapshot.*`` options) with :func:`spark_impl.jobs.expire`."""
     file_io, root = _open(path, options)
+    for option, value in (("retain_max", retain_max), ("retain_min", retain_min)):
+        if value is not None and value < 1:
+            raise InvalidOptionError(option, value, "must be at least 1")
+    if retain_max is not None and retain_min is not None and retain_max < retain_min:
+        raise InvalidOptionError("retain_max", retain_max, f"is below retain_min {retain_min}")
     now = time.time_ns() // NANOS_PER_MILLI if now_millis is None else now_millis
     retained = None if older_than_millis is None else max(now - older_than_millis, 0)
     plan = jobs.expire_plan(

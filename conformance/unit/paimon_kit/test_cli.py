@@ -92,6 +92,32 @@ def test_bad_input_exits_2_naming_it(
     assert len(err.strip().splitlines()) == 1 and needle in err and table in err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("read", "{t}", "--limit", "-1"),
+        ("expire-snapshots", "{t}", "--retain-max", "0"),
+        ("rollback", "{t}"),
+    ],
+)
+def test_bad_arguments_exit_2(
+    capsys: pytest.CaptureFixture[str], table: str, argv: tuple[str, ...]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([a.format(t=table) for a in argv])
+    assert exit_info.value.code == 2
+    assert "error: " in capsys.readouterr().err
+
+
+def test_expire_refuses_retain_max_below_retain_min(
+    capsys: pytest.CaptureFixture[str], table: str
+) -> None:
+    status, _, err = run(
+        capsys, "expire-snapshots", table, "--retain-max", "1", "--retain-min", "2"
+    )
+    assert status == 2 and "retain_max" in err and table in err
+
+
 def test_tag_expire_rollback_and_orphans(capsys: pytest.CaptureFixture[str], table: str) -> None:
     at_one = rows(table, snapshot_id=1)
     status, out, _ = run(capsys, "create-tag", table, "first", "--snapshot", "1")
