@@ -11,9 +11,10 @@ the spec's own, :func:`reference.spec.schema.apply_schema_changes`):
    onto an existing name, touching a column that does not exist, dropping a partition or
    primary-key column or every column, changing the type of a key column or to a type the
    old one does not convert to.
-3. Narrowing a type (``BIGINT`` to ``INT``, a shorter ``VARCHAR``, a smaller ``DECIMAL``) is
-   refused here: Java allows any explicit cast, which truncates values already written on
-   read; spark_impl accepts only changes that keep every value (:func:`is_widening`).
+3. Narrowing a type (``BIGINT`` to ``INT``, a shorter ``VARCHAR``, a smaller ``DECIMAL``,
+   ``STRING`` to a number) is refused here: Java allows any explicit cast, which truncates or
+   fails on values already written when they are read; spark_impl accepts only changes that
+   keep every value (:func:`is_widening`), ``INT`` to ``STRING`` included.
 4. The partition keys and the primary key cannot be changed through the ``partition`` and
    ``primary-key`` options.
 5. The new schema file is created exclusively; when a concurrent change took the id, the
@@ -47,8 +48,7 @@ from reference.spec.schema import (
     apply_schema_changes,
     encode_schema,
 )
-from spark_impl import commit as committer
-from spark_impl.plan import find_latest_snapshot_id
+from spark_impl.metadata import find_latest_snapshot_id, read_latest_schema
 
 NANOS_PER_MILLI = 1_000_000
 KEY_OPTIONS = (PARTITION_OPTION, PRIMARY_KEY_OPTION)
@@ -85,7 +85,13 @@ def _integer_fits(old: t.DataType, new: t.DataType) -> bool:
 
 
 def is_widening(old: t.DataType, new: t.DataType) -> bool:
-    """Rule 3: every value of ``old`` is a value of ``new`` (same kind, at least as wide)."""
+    """Rule 3: every value of ``old`` is a value of ``new``: the same kind at least as wide,
+    an integer to a wide enough decimal or float, a date to a timestamp, or any atomic
+    non-binary value to ``STRING`` (its text, as Java's cast writes it)."""
+    if isinstance(new, t.VarCharType) and new.length == t.MAX_LENGTH:
+        return not t.is_nested(old) and not isinstance(old, (t.BinaryType, t.VarBinaryType))
+    if isinstance(old, t.DateType):
+        return isinstance(new, (t.DateType, t.TimestampType, t.LocalZonedTimestampType))
     if old.root in INTEGER_WIDTHS:
         return _integer_fits(old, new)
     if old.root in FLOAT_WIDTHS:
@@ -175,7 +181,7 @@ def commit_changes(
     """Rules 1-5: apply ``changes`` to the latest schema and commit the result."""
     attempts = 0
     while True:
-        old = committer.read_latest_schema(file_io, table_root)
+        old = read_latest_schema(file_io, table_root)
         validate_changes(old, changes)
         has_snapshots = find_latest_snapshot_id(file_io, table_root) is not None
         now = time.time_ns() // NANOS_PER_MILLI

@@ -13,10 +13,12 @@ import pytest
 from conformance.unit.spark_impl.write_helpers import INT_FIELDS, reference_rows, spark_impl_write
 from reference.errors import SpecViolation
 from reference.io import LocalFileIO
+from reference.spec import types as t
 from reference.spec.file_format import arrow_to_rows
 from reference.spec.schema import decode_schema
 from reference.table import Table
 from spark_impl import alter_table
+from spark_impl.alter import is_widening
 from spark_impl.plan import TimeTravel, plan_read
 from spark_impl.read import read_split
 
@@ -50,6 +52,29 @@ def make_table(tmp_path: Path) -> str:
 
 def assert_reads_agree(root: str) -> None:
     assert spark_impl_rows(root) == reference_rows(IO, root)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "widening"),
+    [
+        ("INT", "BIGINT", True),
+        ("INT", "STRING", True),
+        ("INT", "DECIMAL(10, 0)", True),
+        ("INT", "DECIMAL(9, 0)", False),
+        ("SMALLINT", "FLOAT", True),
+        ("FLOAT", "DOUBLE", True),
+        ("DOUBLE", "FLOAT", False),
+        ("DECIMAL(10, 2)", "DECIMAL(12, 4)", True),
+        ("DECIMAL(10, 2)", "DECIMAL(10, 4)", False),
+        ("VARCHAR(5)", "VARCHAR(10)", True),
+        ("VARCHAR(10)", "VARCHAR(5)", False),
+        ("DATE", "TIMESTAMP(3)", True),
+        ("TIMESTAMP(6)", "TIMESTAMP(3)", False),
+        ("BYTES", "STRING", False),
+    ],
+)
+def test_is_widening(old: str, new: str, widening: bool) -> None:
+    assert is_widening(t.parse_sql_type(old), t.parse_sql_type(new)) is widening
 
 
 def test_add_rename_widen_move_drop(tmp_path: Path) -> None:
@@ -86,6 +111,7 @@ def test_add_rename_widen_move_drop(tmp_path: Path) -> None:
         ({"drop_columns": ["k"]}, "k"),
         ({"widen_columns": {"v": "SMALLINT"}}, "cannot narrow"),
         ({"widen_columns": {"v": "FLOAT"}}, "cannot narrow"),
+        ({"widen_columns": {"dt": "INT"}}, "cannot narrow"),
         ({"add_columns": {"v": "INT"}}, "v"),
         ({"rename_columns": {"nosuch": "x"}}, "nosuch"),
         ({"set_options": {"primary-key": "v"}}, "primary-key"),
