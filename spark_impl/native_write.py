@@ -1,0 +1,417 @@
+"""Native append writes: Spark's own Parquet writer into Paimon's layout, then spark_impl's commit.
+
+Usage::
+
+    from spark_impl.native_write import write_table
+    write_table(df, "/warehouse/db.db/t", mode="append")     # or "overwrite"
+
+``spark_impl.write_table`` (the Python writer of :mod:`spark_impl.write`) stays the route of
+every other table; :func:`write_table` hands a table it cannot write natively to it.
+
+Rules:
+
+1. A table is written natively when its rows need no Python at all (Java
+   ``AppendOnlyFileStoreWrite`` with no per-row work beyond the bucket): an append table
+   (no primary key) on a local root, ``file.format = parquet`` with a codec Spark and Java
+   share (zstd, snappy, gzip, none), no file index, no row tracking, bucket-unaware
+   (``bucket = -1``) or fixed buckets whose key the JVM hashes (:mod:`spark_impl.jvm_bucket`),
+   and only columns whose Parquet encoding by Spark is the one Java Paimon writes and reads:
+   BOOLEAN, TINYINT..BIGINT, FLOAT, DOUBLE, DECIMAL (INT32 / INT64 / FIXED by precision, as
+   Java's ``ParquetRowDataWriter``), STRING, BYTES, DATE and TIMESTAMP(4..6) (INT64
+   microseconds; Spark writes no millisecond or nanosecond timestamps without a session
+   setting, so TIMESTAMP(0..3) and (7..9) go through Python).
+2. NOT NULL columns are checked in the JVM (``raise_error`` naming the column) before a row is
+   written; the frame's columns are selected by the table's names and cast to its types.
+3. Spark writes the rows into a staging directory under the table root, split by partition
+   and bucket (``partitionBy`` on copies of the partition columns and the bucket, so the data
+   files keep every table column as Paimon's do). Each file is then renamed into its
+   ``<partition>/bucket-<n>/`` directory with a Paimon data file name
+   (``layout.data_file_name``).
+4. Each file's ``DataFileMeta`` comes from its Parquet footer (Java
+   ``ParquetSimpleStatsExtractor``): row count, size, per-column min / max / null count over
+   the row groups, then the table's ``metadata.stats-mode`` (``column_stats.apply_stats_mode``);
+   its partition is read from the file's partition columns. Sequence numbers count on from
+   the bucket's largest one (0 for bucket-unaware tables, as the Python writer).
+5. The files are committed by :func:`spark_impl.commit.commit_write` (APPEND, or OVERWRITE of
+   the table's ``dynamic-partition-overwrite`` choice); a failed write or commit deletes the
+   staged and renamed files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from reference import layout
+from reference.errors import UnsupportedFeature
+from reference.io import LOCAL_SCHEMES, file_io_for, split_scheme
+from reference.spec import types as t
+from reference.spec.binary_row import SERIALIZED_EMPTY_ROW, serialize_binary_row
+from reference.spec.column_stats import (
+    PARQUET_UNKNOWN_NULL_COUNT,
+    ColumnStats,
+    apply_stats_mode,
+    compute_stats_modes,
+    encode_simple_stats,
+)
+from reference.spec.commit_message import CommitMessage, DataIncrement
+from reference.spec.data import Timestamp
+from reference.spec.data_file import DataFileMeta, FileSource
+from reference.spec.file_format import arrow_to_rows
+from reference.spec.row_tracking import is_data_evolution_enabled
+from reference.spec.schema import TableSchema
+from reference.spec.stats import EMPTY_STATS
+from spark_impl.commit import CommitOutcome, Overwrite, commit_write
+from spark_impl.file_writer import compute_creation_time
+from spark_impl.plan import ReadPlan, compute_bucket_dir, plan_read
+
+NATIVE_CODECS = {"zstd": "zstd", "snappy": "snappy", "gzip": "gzip", "none": "none"}
+"""Paimon ``file.compression`` -> Spark's Parquet ``compression`` (same codec in both)."""
+SIMPLE_ROOTS = frozenset(
+    {
+        t.TypeRoot.BOOLEAN,
+        t.TypeRoot.TINYINT,
+        t.TypeRoot.SMALLINT,
+        t.TypeRoot.INTEGER,
+        t.TypeRoot.BIGINT,
+        t.TypeRoot.FLOAT,
+        t.TypeRoot.DOUBLE,
+        t.TypeRoot.DECIMAL,
+        t.TypeRoot.DATE,
+    }
+)
+MIN_TIMESTAMP_PRECISION = 4
+MAX_TIMESTAMP_PRECISION = 6
+PARTITION_COPY_PREFIX = "__paimon_partition_"
+BUCKET_DIR_COLUMN = "__paimon_bucket"
+STAGING_PREFIX = "_native-write-"
+UNAWARE_BUCKET = -1
+APPEND_LEVEL = 0
+
+
+# --------------------------------------------------------------------------------------------
+# Rule 1: which tables
+# --------------------------------------------------------------------------------------------
+
+
+def is_type_writable(data_type: t.DataType) -> bool:
+    """Rule 1: Spark's Parquet encoding of the type is Java Paimon's."""
+    if data_type.root in SIMPLE_ROOTS:
+        return True
+    if isinstance(data_type, t.VarCharType | t.VarBinaryType):
+        return data_type.length == t.MAX_LENGTH
+    if isinstance(data_type, t.TimestampType):
+        return MIN_TIMESTAMP_PRECISION <= data_type.precision <= MAX_TIMESTAMP_PRECISION
+    return False
+
+
+def native_write_refusal(schema: TableSchema, table_root: str) -> str | None:
+    """Rule 1: why the table is not written natively (``None``: it is)."""
+    from spark_impl.jvm_bucket import is_jvm_bucketable  # noqa: PLC0415 (pyspark-free)
+
+    options = schema.core_options
+    scheme, _ = split_scheme(table_root)
+    checks = [
+        (bool(schema.primary_keys), "a primary-key table"),
+        (scheme not in LOCAL_SCHEMES, "not a local table"),
+        (options.file_format.lower() != "parquet", "file.format is not parquet"),
+        (options.file_compression.lower() not in NATIVE_CODECS, "file.compression"),
+        (any(k.startswith("file-index.") for k in schema.options), "file indexes"),
+        (is_data_evolution_enabled(schema.options), "row tracking"),
+        (options.bucket != UNAWARE_BUCKET and not is_jvm_bucketable(schema), "bucket key"),
+        (not all(is_type_writable(f.type) for f in schema.fields), "column types"),
+        (options.data_file_path_directory is not None, "data-file.path-directory"),
+    ]
+    return next((reason for refused, reason in checks if refused), None)
+
+
+# --------------------------------------------------------------------------------------------
+# Rules 2 and 3: the Spark write
+# --------------------------------------------------------------------------------------------
+
+
+def prepare_frame(df: Any, schema: TableSchema) -> Any:
+    """Rule 2 and the split columns of rule 3: table columns (NOT NULL checked), the partition
+    copies and the bucket."""
+    from pyspark.sql import functions as F  # noqa: PLC0415 (pyspark is optional)
+
+    from spark_impl.jvm_bucket import with_jvm_bucket  # noqa: PLC0415
+    from spark_impl.spark_types import to_spark_type  # noqa: PLC0415
+
+    columns = []
+    for data_field in schema.fields:
+        column = F.col(f"`{data_field.name}`").cast(to_spark_type(data_field.type))
+        if not data_field.type.nullable:
+            message = f"column '{data_field.name}' is NOT NULL: a row has a null value"
+            column = F.when(column.isNull(), F.raise_error(F.lit(message))).otherwise(column)
+        columns.append(column.alias(data_field.name))
+    frame = df.select(*columns)
+    for index, key in enumerate(schema.partition_keys):
+        frame = frame.withColumn(f"{PARTITION_COPY_PREFIX}{index}", F.col(f"`{key}`"))
+    if schema.core_options.bucket == UNAWARE_BUCKET:
+        return frame.withColumn(BUCKET_DIR_COLUMN, F.lit(0))
+    return with_jvm_bucket(frame, schema, BUCKET_DIR_COLUMN)
+
+
+def stage(frame: Any, staging: str, schema: TableSchema) -> None:
+    """Rule 3: Spark's Parquet writer, one directory per partition and bucket."""
+    split_columns = [
+        *(f"{PARTITION_COPY_PREFIX}{i}" for i in range(len(schema.partition_keys))),
+        BUCKET_DIR_COLUMN,
+    ]
+    codec = NATIVE_CODECS[schema.core_options.file_compression.lower()]
+    (
+        frame.repartition(*split_columns)
+        .write.mode("overwrite")
+        .option("compression", codec)
+        .partitionBy(*split_columns)
+        .parquet(staging)
+    )
+
+
+@dataclass(frozen=True)
+class StagedFile:
+    path: str
+    bucket: int
+
+
+def list_staged(staging: str) -> list[StagedFile]:
+    """The Parquet files Spark wrote, with the bucket their directory names."""
+    found = []
+    for directory, _, names in os.walk(staging):
+        parts = dict(
+            p.split("=", 1) for p in os.path.relpath(directory, staging).split(os.sep) if "=" in p
+        )
+        for name in sorted(names):
+            if name.endswith(".parquet") and not name.startswith((".", "_")):
+                found.append(
+                    StagedFile(os.path.join(directory, name), int(parts[BUCKET_DIR_COLUMN]))
+                )
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# Rule 4: metadata from the footers
+# --------------------------------------------------------------------------------------------
+
+
+MICROS_PER_MILLI = 1_000
+NANOS_PER_MICRO = 1_000
+
+
+def raw_to_internal(raw: Any, data_type: t.DataType) -> Any:
+    """A footer bound pyarrow cannot convert, from its physical value: a DECIMAL's unscaled
+    integer (INT32 / INT64, or big-endian two's complement bytes), a TIMESTAMP's microseconds."""
+    if isinstance(data_type, t.DecimalType):
+        unscaled = int.from_bytes(raw, "big", signed=True) if isinstance(raw, bytes) else raw
+        return Decimal(unscaled).scaleb(-data_type.scale)
+    if isinstance(data_type, t.TimestampType):
+        millis, micros = divmod(int(raw), MICROS_PER_MILLI)
+        return Timestamp(millis, micros * NANOS_PER_MICRO)
+    raise UnsupportedFeature(f"no statistics conversion for {data_type}")
+
+
+def bound_value(statistics: Any, which: str, arrow_type: pa.DataType, field: t.DataField) -> Any:
+    """One bound (``min`` / ``max``) of a row group as an internal value of the field's type."""
+    try:
+        value = getattr(statistics, which)
+    except pa.ArrowNotImplementedError:
+        return raw_to_internal(getattr(statistics, f"{which}_raw"), field.type)
+    plain = t.DataField(0, field.name, field.type.copy(True))
+    array = pa.array([value], type=arrow_type)
+    return arrow_to_rows(pa.table({field.name: array}), [plain])[0][0]
+
+
+def footer_stats(
+    metadata: pq.FileMetaData, column: int, arrow_type: pa.DataType, field: t.DataField
+) -> ColumnStats:
+    """Min, max and null count of one column over every row group (unknown bounds where a row
+    group with values kept none, an unknown null count where one kept no statistics)."""
+    low: Any = None
+    high: Any = None
+    nulls = 0
+    for group in range(metadata.num_row_groups):
+        statistics = metadata.row_group(group).column(column).statistics
+        if statistics is None:
+            return ColumnStats(None, None, PARQUET_UNKNOWN_NULL_COUNT)
+        nulls += statistics.null_count
+        if statistics.has_min_max:
+            group_low = bound_value(statistics, "min", arrow_type, field)
+            group_high = bound_value(statistics, "max", arrow_type, field)
+            low = group_low if low is None else min(low, group_low)
+            high = group_high if high is None else max(high, group_high)
+        elif statistics.num_values:
+            return ColumnStats(None, None, nulls)
+    return ColumnStats(low, high, nulls)
+
+
+def compute_file_stats(metadata: pq.FileMetaData, schema: TableSchema) -> Any:
+    """Rule 4: the value statistics of one file, in the table's stats modes."""
+    arrow_schema = metadata.schema.to_arrow_schema()
+    modes = compute_stats_modes(schema.options, [f.name for f in schema.fields])
+    stats = []
+    for index, data_field in enumerate(schema.fields):
+        arrow_type = arrow_schema.field(index).type
+        raw = footer_stats(metadata, index, arrow_type, data_field)
+        stats.append(apply_stats_mode(raw, modes[index]))
+    return encode_simple_stats(stats, [f.type for f in schema.fields])
+
+
+def read_partition(path: str, schema: TableSchema) -> tuple[Any, ...]:
+    """The partition values of a staged file (every row of it has the same ones)."""
+    if not schema.partition_keys:
+        return ()
+    by_name = {f.name: f for f in schema.fields}
+    fields = [by_name[k] for k in schema.partition_keys]
+    table = pq.read_table(path, columns=list(schema.partition_keys)).slice(0, 1)
+    return tuple(arrow_to_rows(table, fields)[0])
+
+
+@dataclass(frozen=True)
+class PlacedFile:
+    partition: tuple[Any, ...]
+    bucket: int
+    meta: DataFileMeta
+    path: str
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where a staged file goes: its partition, its Paimon name, its first sequence number."""
+
+    partition: tuple[Any, ...]
+    name: str
+    first_sequence: int
+
+
+def place_file(
+    staged: StagedFile, plan: ReadPlan, schema: TableSchema, destination: Destination
+) -> PlacedFile:
+    """Rules 3 and 4 for one staged file: its meta, and the file renamed into its bucket."""
+    metadata = pq.read_metadata(staged.path)
+    partition, name, first_sequence = (
+        destination.partition,
+        destination.name,
+        destination.first_sequence,
+    )
+    directory = compute_bucket_dir(plan.table_root, schema, partition, staged.bucket)
+    _, local_directory = split_scheme(directory)
+    os.makedirs(local_directory, exist_ok=True)
+    target = os.path.join(local_directory, name)
+    size = os.path.getsize(staged.path)
+    rows = metadata.num_rows
+    meta = DataFileMeta(
+        name,
+        size,
+        rows,
+        SERIALIZED_EMPTY_ROW,
+        SERIALIZED_EMPTY_ROW,
+        EMPTY_STATS,
+        compute_file_stats(metadata, schema),
+        first_sequence,
+        first_sequence + rows - 1,
+        schema.id,
+        APPEND_LEVEL,
+        (),
+        compute_creation_time(),
+        0,
+        None,
+        FileSource.APPEND,
+    )
+    os.replace(staged.path, target)
+    return PlacedFile(partition, staged.bucket, meta, target)
+
+
+# --------------------------------------------------------------------------------------------
+# Rule 5: commit
+# --------------------------------------------------------------------------------------------
+
+
+def max_sequences(plan: ReadPlan) -> dict[tuple[tuple[Any, ...], int], int]:
+    """The largest sequence number of each (partition, bucket) of the base snapshot."""
+    found: dict[tuple[tuple[Any, ...], int], int] = {}
+    for split in plan.splits:
+        slot = (split.partition, split.bucket)
+        for ref in split.files:
+            found[slot] = max(found.get(slot, -1), ref.max_sequence_number)
+    return found
+
+
+def place_all(
+    staged: Sequence[StagedFile], plan: ReadPlan, schema: TableSchema
+) -> list[PlacedFile]:
+    """Rules 3 and 4 for every staged file; sequence numbers count on per bucket."""
+    writer = str(uuid.uuid4())
+    unaware = schema.core_options.bucket == UNAWARE_BUCKET
+    bases = max_sequences(plan)
+    next_sequence: dict[tuple[tuple[Any, ...], int], int] = {}
+    placed = []
+    for count, file in enumerate(staged):
+        name = layout.data_file_name(writer, count, "parquet")
+        partition = read_partition(file.path, schema)
+        slot = (partition, file.bucket)
+        if slot not in next_sequence:
+            next_sequence[slot] = 0 if unaware else bases.get(slot, -1) + 1
+        destination = Destination(partition, name, next_sequence[slot])
+        result = place_file(file, plan, schema, destination)
+        next_sequence[slot] += result.meta.row_count
+        placed.append(result)
+    return placed
+
+
+def to_messages(placed: Sequence[PlacedFile], schema: TableSchema) -> list[CommitMessage]:
+    """One commit message per (partition, bucket)."""
+    types = [f.type for f in schema.partition_type.fields]
+    total = schema.core_options.bucket
+    grouped: dict[tuple[tuple[Any, ...], int], list[DataFileMeta]] = {}
+    for file in placed:
+        grouped.setdefault((file.partition, file.bucket), []).append(file.meta)
+    return [
+        CommitMessage(
+            serialize_binary_row(list(partition), types),
+            bucket,
+            total,
+            DataIncrement(new_files=tuple(metas)),
+        )
+        for (partition, bucket), metas in grouped.items()
+    ]
+
+
+def write_table(
+    df: Any, path: str, mode: str = "append", options: Mapping[str, str] | None = None
+) -> CommitOutcome | None:
+    """Rules 1-5: ``df`` appended to (or overwriting) the table at ``path``; a table the rules
+    refuse is written by ``spark_impl.write_table`` (then ``None`` is returned)."""
+    settings = dict(options or {})
+    root = path.rstrip("/")
+    file_io = file_io_for(root, settings)
+    plan = plan_read(file_io, root)
+    schema = plan.schema
+    if mode not in ("append", "overwrite") or native_write_refusal(schema, root) is not None:
+        from spark_impl import jobs  # noqa: PLC0415 (pyspark)
+
+        jobs.write_table(df, path, mode, options)
+        return None
+    _, local_root = split_scheme(root)
+    staging = os.path.join(local_root, f"{STAGING_PREFIX}{uuid.uuid4()}")
+    placed: list[PlacedFile] = []
+    try:
+        stage(prepare_frame(df, schema), staging, schema)
+        placed = place_all(list_staged(staging), plan, schema)
+        overwrite = Overwrite({}) if mode == "overwrite" else None
+        return commit_write(file_io, root, to_messages(placed, schema), overwrite=overwrite)
+    except BaseException:
+        for file in placed:
+            if os.path.exists(file.path):
+                os.remove(file.path)
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
