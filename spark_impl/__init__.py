@@ -5,6 +5,9 @@ vectorized merge-on-read, writer, committer, compaction and streaming reads (see
 Entry points (pyspark is imported lazily)::
 
     spark_impl.register(spark)
+    spark_impl.create_table(spark, "/warehouse/db.db/t", "id INT, v STRING, dt STRING",
+                            primary_keys=["id", "dt"], partition_keys=["dt"],
+                            options={"bucket": "4"})
     spark_impl.write_table(df, "/warehouse/db.db/t", mode="append")
     spark.read.format("paimon").load("/warehouse/db.db/t")
     spark_impl.read_table(spark, "/warehouse/db.db/t")       # hybrid: Spark's own Parquet reader
@@ -23,7 +26,7 @@ Entry points (pyspark is imported lazily)::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from spark_impl.workers import require_worker_modules
@@ -53,6 +56,29 @@ def read_table(spark: Any, path: str, **options: str) -> Any:
     from spark_impl import native_read  # noqa: PLC0415
 
     return native_read.read_table(spark, path, **options)
+
+
+def create_table(
+    spark: Any,
+    path: str,
+    schema_or_ddl: Any,
+    *,
+    primary_keys: Sequence[str] = (),
+    partition_keys: Sequence[str] = (),
+    options: Mapping[str, str] | None = None,
+) -> Any:
+    """Create the Paimon table at ``path`` from a ``StructType`` or a DDL string
+    (see :func:`spark_impl.create.create_table`); returns its schema."""
+    from spark_impl import create  # noqa: PLC0415 (pyspark)
+
+    return create.create_table(
+        spark,
+        path,
+        schema_or_ddl,
+        primary_keys=primary_keys,
+        partition_keys=partition_keys,
+        options=options,
+    )
 
 
 def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None) -> Any:
