@@ -5,9 +5,9 @@ did (a no-op says why)::
     paimon-kit compact TABLE [--full]
     paimon-kit expire-snapshots TABLE [--retain-max N] [--retain-min N] [--older-than MS]
                                       [--max-deletes N]
-    paimon-kit create-tag TABLE NAME [--snapshot N] [--time-retained DURATION]
-    paimon-kit delete-tag TABLE NAME
-    paimon-kit rollback TABLE (--snapshot N | --tag NAME)
+    paimon-kit create-tag TABLE NAME [--snapshot N] [--time-retained DURATION] [--branch B]
+    paimon-kit delete-tag TABLE NAME [--branch B]
+    paimon-kit rollback TABLE (--snapshot N | --tag NAME) [--branch B]
     paimon-kit create-branch TABLE NAME [--from-tag NAME]
     paimon-kit delete-branch TABLE NAME
     paimon-kit fast-forward TABLE BRANCH
@@ -26,6 +26,7 @@ import argparse
 from typing import Any
 
 from reference.errors import InvalidOptionError, PaimonKitError
+from reference.layout import MAIN_BRANCH
 from reference.spec.options import parse_duration
 
 NANOS_PER_MILLI = 1_000_000
@@ -93,7 +94,11 @@ def command_create_tag(args: argparse.Namespace) -> int:
         None if args.time_retained is None else parse_millis("--time-retained", args.time_retained)
     )
     result = procedures.create_tag(
-        args.table, args.name, snapshot_id=args.snapshot, time_retained_millis=retained
+        args.table,
+        args.name,
+        snapshot_id=args.snapshot,
+        time_retained_millis=retained,
+        branch=args.branch,
     )
     return _print(result)
 
@@ -101,13 +106,16 @@ def command_create_tag(args: argparse.Namespace) -> int:
 def command_delete_tag(args: argparse.Namespace) -> int:
     from spark_impl import procedures  # noqa: PLC0415
 
-    return _print(procedures.delete_tag(args.table, args.name))
+    return _print(procedures.delete_tag(args.table, args.name, branch=args.branch))
 
 
 def command_rollback(args: argparse.Namespace) -> int:
     from spark_impl import procedures  # noqa: PLC0415
 
-    return _print(procedures.rollback(args.table, snapshot_id=args.snapshot, tag=args.tag))
+    result = procedures.rollback(
+        args.table, snapshot_id=args.snapshot, tag=args.tag, branch=args.branch
+    )
+    return _print(result)
 
 
 def command_create_branch(args: argparse.Namespace) -> int:
@@ -171,6 +179,10 @@ def _table_parser(commands: Any, name: str, help_text: str, run: Any) -> argpars
     return parser
 
 
+def _add_branch_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--branch", default=MAIN_BRANCH, help="the branch (default: main)")
+
+
 def _add_snapshot_procedures(commands: Any) -> None:
     compact = _table_parser(commands, "compact", "compact the table's buckets", command_compact)
     compact.add_argument("--full", action="store_true", help="full compaction")
@@ -187,6 +199,7 @@ def _add_snapshot_procedures(commands: Any) -> None:
     target = rollback.add_mutually_exclusive_group(required=True)
     target.add_argument("--snapshot", type=int, help="snapshot id to make the latest")
     target.add_argument("--tag", help="tag whose snapshot becomes the latest")
+    _add_branch_argument(rollback)
     orphans = _table_parser(
         commands, "remove-orphan-files", "delete files nothing uses", command_remove_orphans
     )
@@ -201,7 +214,10 @@ def add_procedure_parsers(commands: Any) -> None:
     tag.add_argument("name")
     tag.add_argument("--snapshot", type=int, help="snapshot id (default: the latest)")
     tag.add_argument("--time-retained", help="time to live, e.g. '7 d'")
-    _table_parser(commands, "delete-tag", "delete a tag", command_delete_tag).add_argument("name")
+    _add_branch_argument(tag)
+    untag = _table_parser(commands, "delete-tag", "delete a tag", command_delete_tag)
+    untag.add_argument("name")
+    _add_branch_argument(untag)
     branch = _table_parser(commands, "create-branch", "create a branch", command_create_branch)
     branch.add_argument("name")
     branch.add_argument("--from-tag", help="start the branch at this tag of main")

@@ -146,6 +146,10 @@ def test_branch_compact_and_alter(capsys: pytest.CaptureFixture[str], table: str
     before = rows(table)
     status, out, _ = run(capsys, "create-branch", table, "b")
     assert status == 0 and "created empty branch 'b'" in out
+    status, _, err = run(capsys, "create-tag", table, "bt", "--branch", "b")
+    assert status == 2 and "no snapshot to tag" in err
+    status, _, err = run(capsys, "create-tag", table, "bt", "--branch", "nope")
+    assert status == 2 and "branch 'nope' does not exist" in err
     status, out, _ = run(capsys, "fast-forward", table, "b")
     assert status == 2  # an empty branch has no snapshot to fast-forward to
     status, out, _ = run(capsys, "delete-branch", table, "b")
