@@ -40,6 +40,7 @@ from reference.spec.deletion_vector import decode_deletion_vector
 from reference.spec.file_format import (
     FileFormat,
     arrow_to_rows,
+    check_data_file_fields,
     compute_arrow_schema,
     compute_arrow_type,
     conform_arrow_table,
@@ -71,6 +72,7 @@ def read_data_file(file_io: FileIO, path: str, fields: Sequence[t.DataField]) ->
         if is_blob_file(path):
             return decode_blob_data_file(file_io.read_bytes(path), fields)
         fmt = parse_file_format(layout.data_file_format(path))
+        check_data_file_fields(fields)
         source = file_io.open_input(path)
         try:
             if fmt is FileFormat.PARQUET:

@@ -29,6 +29,10 @@ Rules:
    same row id. A file starting at the same row id as the previous one, or inside the rows
    already covered, must be older and is skipped; a gap between files is invalid. The files
    taken must cover exactly the group's rows; their rows are concatenated.
+5. A BLOB column inside a Parquet, ORC or Avro data file holds no bytes but serialized blob
+   descriptors or blob views (``blob-descriptor-field``, ``blob-view-field``: Java
+   ``BlobDescriptor``, ``BlobViewStruct``) pointing at data elsewhere; this kit does not resolve
+   them and refuses such a column with :class:`~reference.errors.UnsupportedFeature`.
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ from dataclasses import dataclass
 from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeature
 from reference.spec.data_file import DataFileMeta
 from reference.spec.row_tracking import compute_row_id_range, is_blob_file
+
+BLOB_DESCRIPTOR_FIELD_OPTION = "blob-descriptor-field"
+BLOB_VIEW_FIELD_OPTION = "blob-view-field"
+"""Rule 5: the table options that keep BLOB columns inside the data files."""
 
 MAGIC_NUMBER = 1481511375
 """The first 4 bytes of every record (Java ``BlobFormatWriter.MAGIC_NUMBER``)."""

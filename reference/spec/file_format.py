@@ -87,7 +87,11 @@ from reference.errors import (
 )
 from reference.spec import types as t
 from reference.spec.avro_container import AVRO_CODEC_KEY, AVRO_CODECS
-from reference.spec.blob import decode_blob_file
+from reference.spec.blob import (
+    BLOB_DESCRIPTOR_FIELD_OPTION,
+    BLOB_VIEW_FIELD_OPTION,
+    decode_blob_file,
+)
 from reference.spec.data import (
     EPOCH_DATE,
     EPOCH_DATETIME,
@@ -212,6 +216,31 @@ def _check_file_format_type(data_type: t.DataType) -> None:
     elif isinstance(data_type, t.RowType):
         for data_field in data_type.fields:
             _check_file_format_type(data_field.type)
+
+
+def _holds_blob(data_type: t.DataType) -> bool:
+    if data_type.root is t.TypeRoot.BLOB:
+        return True
+    if isinstance(data_type, (t.ArrayType, t.MultisetType)):
+        return _holds_blob(data_type.element)
+    if isinstance(data_type, t.MapType):
+        return _holds_blob(data_type.key) or _holds_blob(data_type.value)
+    if isinstance(data_type, t.RowType):
+        return any(_holds_blob(f.type) for f in data_type.fields)
+    return False
+
+
+def check_data_file_fields(fields: Sequence[t.DataField]) -> None:
+    """Refuse reading a column that a Parquet/ORC/Avro file holds but this kit cannot decode:
+    a BLOB column there is a blob descriptor or view, not the bytes
+    (:mod:`reference.spec.blob` rule 5), so it is an :class:`UnsupportedFeature`."""
+    for data_field in fields:
+        if _holds_blob(data_field.type):
+            raise UnsupportedFeature(
+                f"BLOB column '{data_field.name}' stored inside a data file (blob descriptors "
+                f"or views, '{BLOB_DESCRIPTOR_FIELD_OPTION}' / '{BLOB_VIEW_FIELD_OPTION}')"
+            )
+        _check_file_format_type(data_field.type)
 
 
 def _field_metadata(field_id: int) -> dict[bytes, bytes]:
@@ -1158,6 +1187,7 @@ def decode_data_file(
     by default, where pyarrow's C++ reader can crash on a garbled file; inside
     ``reference.isolation.isolating_orc_decoding`` a crash is a :class:`PaimonFormatError`.
     """
+    check_data_file_fields(fields)
     check_data_file_magic(source, fmt)
     try:
         if fmt is FileFormat.PARQUET:

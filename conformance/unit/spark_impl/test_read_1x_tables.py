@@ -9,6 +9,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from conformance.unit.reference.store.test_read_1x_tables import (
@@ -19,7 +21,11 @@ from conformance.unit.reference.store.test_read_1x_tables import (
     table_root,
 )
 from conformance.unit.spark_impl.test_read import read_rows
+from reference.errors import UnsupportedFeature
+from reference.io import LocalFileIO
+from reference.spec import types as t
 from spark_impl.plan import LATEST, TimeTravel
+from spark_impl.read import read_data_file
 
 
 @pytest.mark.parametrize(("name", "snapshot_id"), CASES)
@@ -50,3 +56,12 @@ def test_data_source_reads_blob_as_binary(spark: Any, third_party: Path) -> None
     rows = frame.orderBy("f1", "f2").collect()
     expected = sorted(blob_table_rows(third_party), key=lambda row: (row[1], row[2]))
     assert [tuple(bytes(v) if isinstance(v, bytearray) else v for v in r) for r in rows] == expected
+
+
+def test_a_blob_column_inside_a_parquet_file_is_refused(tmp_path: Path) -> None:
+    """``reference.spec.blob`` rule 5: descriptors or views, not bytes: refused, naming options."""
+    path = tmp_path / "data-0.parquet"
+    pq.write_table(pa.table({"f5": pa.array([b"descriptor"], pa.binary())}), path)
+    field = t.DataField(5, "f5", t.BlobType())
+    with pytest.raises(UnsupportedFeature, match="blob-descriptor-field"):
+        read_data_file(LocalFileIO(), str(path), [field])

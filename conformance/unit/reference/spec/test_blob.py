@@ -9,9 +9,12 @@ import struct
 import zlib
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeature
+from reference.spec import types as t
 from reference.spec.blob import (
     BlobFileSpan,
     decode_blob_file,
@@ -19,6 +22,7 @@ from reference.spec.blob import (
     decode_delta_varints,
     select_blob_bunch,
 )
+from reference.spec.file_format import FileFormat, decode_data_file
 
 BLOB_TABLE = ("paimon-cpp", "db_with_blob.db", "table_with_blob")
 
@@ -135,3 +139,12 @@ def test_bunch_refuses_files_that_do_not_cover_the_group(
 ) -> None:
     with pytest.raises(SpecViolation, match=message):
         select_blob_bunch(files, 0, 10)
+
+
+def test_a_blob_column_inside_a_data_file_is_refused_naming_the_options() -> None:
+    """Rule 5: a Parquet BLOB column holds descriptors or views, never read as the bytes."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.table({"f5": pa.array([b"descriptor"], pa.binary())}), sink)
+    field = t.DataField(5, "f5", t.BlobType())
+    with pytest.raises(UnsupportedFeature, match=r"blob-descriptor-field.*blob-view-field"):
+        decode_data_file(sink.getvalue().to_pybytes(), FileFormat.PARQUET, [field])
