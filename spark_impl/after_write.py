@@ -32,9 +32,15 @@ from reference.spec.manifest import (
     ManifestEntry,
 )
 from reference.spec.schema import TableSchema, decode_schema
-from spark_impl import append_compact, commit
+from spark_impl import append_compact
 from spark_impl.compact import BucketJob, compact_bucket, compaction_options
-from spark_impl.plan import read_schema_json
+from spark_impl.metadata import (
+    read_index_entries,
+    read_latest_schema,
+    read_latest_snapshot,
+    read_live_entries,
+    read_schema_json,
+)
 
 BucketKey = tuple[bytes, int]
 
@@ -91,10 +97,10 @@ def compute_base_files(
 
 def read_base_files(file_io: FileIO, table_root: str, *, overwrite: bool) -> BaseFiles:
     """The :class:`BaseFiles` of the latest schema and snapshot (an overwrite: no files)."""
-    schema = commit.read_latest_schema(file_io, table_root)
-    latest = None if overwrite else commit.read_latest_snapshot(file_io, table_root)
-    live = commit.read_live_entries(file_io, table_root, latest)
-    index_entries = commit.read_index_entries(file_io, table_root, latest)
+    schema = read_latest_schema(file_io, table_root)
+    latest = None if overwrite else read_latest_snapshot(file_io, table_root)
+    live = read_live_entries(file_io, table_root, latest)
+    index_entries = read_index_entries(file_io, table_root, latest)
     return compute_base_files(file_io, table_root, schema, live, index_entries)
 
 

@@ -64,12 +64,18 @@ from reference.spec.manifest import (
 from reference.spec.options import option_value
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot
-from spark_impl import commit
 from spark_impl.compact import BucketFiles, read_vectors
 from spark_impl.file_index import compute_file_index_plan
 from spark_impl.file_writer import MetaContext, compute_creation_time, write_append_files
 from spark_impl.kv_layout import compute_level_plans
-from spark_impl.plan import compute_bucket_dir, read_schema_json
+from spark_impl.metadata import (
+    read_index_entries,
+    read_latest_schema,
+    read_latest_snapshot,
+    read_live_entries,
+    read_schema_json,
+)
+from spark_impl.plan import compute_bucket_dir
 from spark_impl.read import apply_deletions, evolve_columns, read_data_file
 
 UNAWARE_BUCKET_OPTION = -1
@@ -375,11 +381,11 @@ def read_buckets(
     bucket count, the deletion-vector index files."""
     files: dict[BucketKey, list[DataFileMeta]] = {}
     total_buckets: dict[BucketKey, int] = {}
-    for entry in commit.read_live_entries(file_io, table_root, snapshot):
+    for entry in read_live_entries(file_io, table_root, snapshot):
         files.setdefault((entry.partition, entry.bucket), []).append(entry.file)
         total_buckets[entry.partition, entry.bucket] = entry.total_buckets
     vector_files: dict[BucketKey, list[IndexFileMeta]] = {}
-    for index_entry in commit.read_index_entries(file_io, table_root, snapshot):
+    for index_entry in read_index_entries(file_io, table_root, snapshot):
         index_file = index_entry.index_file
         if index_entry.kind is FileKind.ADD and index_file.index_type == DELETION_VECTORS_INDEX:
             key = (index_entry.partition, index_entry.bucket)
@@ -390,10 +396,10 @@ def read_buckets(
 def plan_append_tasks(file_io: FileIO, table_root: str, *, full: bool) -> list[AppendTask]:
     """The tasks a compaction of the latest snapshot runs (``full`` matters for fixed buckets)."""
     table_root = table_root.rstrip("/")
-    schema = commit.read_latest_schema(file_io, table_root)
+    schema = read_latest_schema(file_io, table_root)
     options = append_options(schema)
     compute_file_index_plan(schema)  # wrong file-index options fail here, not in a task
-    latest = commit.read_latest_snapshot(file_io, table_root)
+    latest = read_latest_snapshot(file_io, table_root)
     grouped, total_buckets, vector_files = read_buckets(file_io, table_root, latest)
     schema_ids = {f.schema_id for files in grouped.values() for f in files} | {schema.id}
     jsons = {i: read_schema_json(file_io, table_root, i) for i in schema_ids}

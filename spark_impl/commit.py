@@ -60,7 +60,6 @@ from reference.errors import (
     SpecViolation,
     StorageError,
     UnsupportedFeature,
-    naming_file,
 )
 from reference.io import FileIO
 from reference.spec import manifest as mf
@@ -73,19 +72,23 @@ from reference.spec.compare import compare_rows, compare_values
 from reference.spec.data_file import DataFileMeta
 from reference.spec.manifest import FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from reference.spec.rolling import ROLL_CHECK_INTERVAL
-from reference.spec.schema import TableSchema, decode_schema
+from reference.spec.schema import TableSchema
 from reference.spec.snapshot import CommitKind, Snapshot
 from reference.spec.stats import SimpleStats
 from reference.spec.units import NANOS_PER_MILLI, NANOS_PER_SECOND
-from spark_impl.plan import (
+from spark_impl.metadata import (
+    file_identity,
     find_earliest_snapshot_id,
     find_latest_snapshot_id,
-    latest_schema_id,
+    read_entries,
+    read_index_entries,
+    read_latest_schema,
+    read_latest_snapshot,
+    read_live_entries,
     read_manifest,
     read_manifest_list,
-    read_schema_json,
     read_snapshot,
-    replay_entries,
+    read_snapshot_manifests,
 )
 
 JITTER = 0.2
@@ -96,63 +99,6 @@ LOG = logging.getLogger(__name__)
 # --------------------------------------------------------------------------------------------
 # The latest state
 # --------------------------------------------------------------------------------------------
-
-_FILE_PARTS = operator.attrgetter(
-    "level", "file_name", "extra_files", "embedded_index", "external_path"
-)
-
-
-def identity_of(entry: ManifestEntry) -> tuple[Any, ...]:
-    """Java ``FileEntry.Identifier``: what makes two entries name the same file."""
-    return (entry.partition, entry.bucket, *_FILE_PARTS(entry.file))
-
-
-def read_latest_schema(file_io: FileIO, table_root: str) -> TableSchema:
-    newest = latest_schema_id(file_io, table_root)
-    return decode_schema(read_schema_json(file_io, table_root, newest))
-
-
-def read_latest_snapshot(file_io: FileIO, table_root: str) -> Snapshot | None:
-    newest = find_latest_snapshot_id(file_io, table_root)
-    return read_snapshot(file_io, table_root, newest) if newest is not None else None
-
-
-def _manifest_metas(file_io: FileIO, table_root: str, snapshot: Snapshot) -> list[ManifestFileMeta]:
-    lists = (snapshot.base_manifest_list, snapshot.delta_manifest_list)
-    return [meta for name in lists for meta in read_manifest_list(file_io, table_root, name)]
-
-
-def _entries_of(
-    file_io: FileIO, table_root: str, metas: Iterable[ManifestFileMeta]
-) -> list[ManifestEntry]:
-    return list(
-        itertools.chain.from_iterable(
-            read_manifest(file_io, table_root, m.file_name) for m in metas
-        )
-    )
-
-
-def read_live_entries(
-    file_io: FileIO, table_root: str, snapshot: Snapshot | None
-) -> list[ManifestEntry]:
-    """The live data files of ``snapshot`` (the read path's manifest replay)."""
-    if snapshot is None:
-        return []
-    metas = _manifest_metas(file_io, table_root, snapshot)
-    return replay_entries(_entries_of(file_io, table_root, metas))
-
-
-def read_index_entries(
-    file_io: FileIO, table_root: str, snapshot: Snapshot | None
-) -> list[IndexManifestEntry]:
-    """The live index files of ``snapshot`` (its index manifest)."""
-    name = None if snapshot is None else snapshot.index_manifest
-    if name is None:
-        return []
-    path = layout.manifest_path(table_root, name)
-    with naming_file(path):
-        data = file_io.read_bytes(path)
-        return mf.decode_index_manifest(data, mf.detect_manifest_format(data))
 
 
 def max_sequence_numbers(entries: Iterable[ManifestEntry]) -> dict[tuple[bytes, int], int]:
@@ -201,7 +147,7 @@ def fold_events(entries: Iterable[ManifestEntry]) -> Folded:
     """Replay ``entries`` grouped by file identity."""
     by_file: dict[tuple[Any, ...], list[Placed]] = {}
     for position, entry in enumerate(entries):
-        by_file.setdefault(identity_of(entry), []).append((position, entry))
+        by_file.setdefault(file_identity(entry), []).append((position, entry))
     states, repeats = [], []
     for events in by_file.values():
         state, twice = _fold_one(events)
@@ -471,7 +417,7 @@ def store_list(attempt: Attempt, metas: Sequence[ManifestFileMeta]) -> str:
 
 
 def _merged_entries(attempt: Attempt, metas: Sequence[ManifestFileMeta]) -> list[ManifestEntry]:
-    folded = fold_events(_entries_of(attempt.file_io, attempt.table_root, metas))
+    folded = fold_events(read_entries(attempt.file_io, attempt.table_root, metas))
     if folded.added_twice:
         listed = "; ".join(f"{describe(e)} is added twice" for e in folded.added_twice)
         raise SpecViolation(f"cannot merge manifests: {listed}", code="MANIFEST_DUPLICATE_ADD")
@@ -491,11 +437,13 @@ def rewrite_all(
     if sum(m.file_size for m in rest) < threshold:
         return None
     delta = _merged_entries(attempt, rest)
-    removed = {identity_of(e) for e in delta if e.kind is FileKind.DELETE}
+    removed = {file_identity(e) for e in delta if e.kind is FileKind.DELETE}
     read = [read_manifest(attempt.file_io, attempt.table_root, m.file_name) for m in settled]
-    hit = [any(identity_of(e) in removed for e in entries) for entries in read]
+    hit = [any(file_identity(e) in removed for e in entries) for entries in read]
     first_hit = hit.index(True) if True in hit else len(settled)
-    carried = [e for entries in read[first_hit:] for e in entries if identity_of(e) not in removed]
+    carried = [
+        e for entries in read[first_hit:] for e in entries if file_identity(e) not in removed
+    ]
     carried += [e for e in delta if e.kind is FileKind.ADD]
     return settled[:first_hit] + store_rolled(attempt, carried)
 
@@ -561,7 +509,7 @@ def build_snapshot(
 ) -> Snapshot:
     """Write the attempt's manifests and lists and return the snapshot naming them."""
     io, root, schema = attempt.file_io, attempt.table_root, attempt.schema
-    previous = [] if latest is None else _manifest_metas(io, root, latest)
+    previous = [] if latest is None else read_snapshot_manifests(io, root, latest)
     members: dict[str, Any] = {
         "base_manifest_list": store_list(attempt, next_base(attempt, previous)),
         "delta_manifest_list": store_list(attempt, store_rolled(attempt, part.table)),
@@ -912,24 +860,45 @@ def commit_write(
         if dropped is not None and not (optional_compaction and steps):
             raise dropped
         steps += [] if dropped is not None else [lambda _latest: compact]
+    published, lost = publish_steps(
+        file_io,
+        root,
+        steps,
+        user=user,
+        identifier=commit_identifier,
+        max_retries=max_retries,
+        optional_compaction=optional_compaction,
+    )
+    return CommitOutcome(tuple(published), None, lost if lost is not None else dropped)
+
+
+def publish_steps(
+    file_io: FileIO,
+    root: str,
+    steps: Sequence[PartFor],
+    *,
+    user: str,
+    identifier: int,
+    max_retries: int | None,
+    optional_compaction: bool,
+) -> tuple[list[Snapshot], PaimonKitError | None]:
+    """Publish ``steps`` in order; the snapshots that landed and, with
+    ``optional_compaction``, the error of a later step that lost (the data step landed).
+    A failure of the first step is raised as it is; one after it landed raises
+    :class:`PartialCommitError` unless the compaction is optional."""
     published: list[Snapshot] = []
     for step in steps:
         try:
             published.append(
                 publish(
-                    file_io,
-                    root,
-                    step,
-                    user=user,
-                    identifier=commit_identifier,
-                    max_retries=max_retries,
+                    file_io, root, step, user=user, identifier=identifier, max_retries=max_retries
                 )
             )
         except PaimonKitError as error:
             if not published:
                 raise
             if optional_compaction:
-                return CommitOutcome(tuple(published), None, error)
+                return published, error
             landed = tuple(s.id for s in published)
             raise PartialCommitError(
                 f"snapshot {landed[0]} ({published[0].commit_kind.value}) landed, the "
@@ -937,7 +906,7 @@ def commit_write(
                 landed=landed,
                 cause=as_conflict(error, root),
             ) from error
-    return CommitOutcome(tuple(published), None, dropped)
+    return published, None
 
 
 def commit_compaction(

@@ -112,13 +112,15 @@ from spark_impl.merge import (
     kinds_of,
     sort_records,
 )
-from spark_impl.plan import (
-    DeletionFileRef,
-    compute_bucket_dir,
+from spark_impl.metadata import (
     find_latest_snapshot_id,
-    is_level_zero_skipped,
+    read_index_entries,
+    read_latest_schema,
+    read_latest_snapshot,
+    read_live_entries,
     read_schema_json,
 )
+from spark_impl.plan import DeletionFileRef, compute_bucket_dir, is_level_zero_skipped
 from spark_impl.read import (
     apply_deletions,
     evolve_columns,
@@ -891,19 +893,28 @@ def compact_bucket(file_io: FileIO, job: BucketJob) -> CommitMessage | None:
             changelog += result.changelog
             gone = {(f.level, f.file_name) for f in result.before}
             files = [f for f in files if (f.level, f.file_name) not in gone] + list(result.after)
+    compaction = CompactIncrement(tuple(before.values()), tuple(after), tuple(changelog))
+    return compaction_message(ctx, compaction, original_vectors, vectors)
+
+
+def compaction_message(
+    ctx: Context,
+    compaction: CompactIncrement,
+    original_vectors: Mapping[str, np.ndarray],
+    vectors: Mapping[str, np.ndarray],
+) -> CommitMessage | None:
+    """The bucket's commit message: the compaction and, when the deletion vectors changed, a
+    new deletion-vector index file replacing the job's (``None``: nothing changed)."""
+    job = ctx.job
     changed = _vectors_changed(original_vectors, vectors)
     index = IndexIncrement()
     if changed:
         new_file = write_vector_index(ctx, vectors)
         index = IndexIncrement(new_index_files=(new_file,), deleted_index_files=job.vector_files)
-    if not before and not after and not changed:
+    if not compaction.compact_before and not compaction.compact_after and not changed:
         return None
     return CommitMessage(
-        job.partition_bytes,
-        job.bucket,
-        job.total_buckets,
-        compaction=CompactIncrement(tuple(before.values()), tuple(after), tuple(changelog)),
-        index=index,
+        job.partition_bytes, job.bucket, job.total_buckets, compaction=compaction, index=index
     )
 
 
@@ -932,12 +943,12 @@ def plan_bucket_jobs(
     those (partition, bucket) pairs)."""
 
     table_root = table_root.rstrip("/")
-    schema = commit.read_latest_schema(file_io, table_root)
+    schema = read_latest_schema(file_io, table_root)
     options = compaction_options(schema)
-    latest = commit.read_latest_snapshot(file_io, table_root)
-    live = commit.read_live_entries(file_io, table_root, latest)
+    latest = read_latest_snapshot(file_io, table_root)
+    live = read_live_entries(file_io, table_root, latest)
     vector_files: dict[tuple[bytes, int], list[IndexFileMeta]] = {}
-    for index_entry in commit.read_index_entries(file_io, table_root, latest):
+    for index_entry in read_index_entries(file_io, table_root, latest):
         index_file = index_entry.index_file
         if (
             index_entry.kind is FileKind.ADD
@@ -990,7 +1001,7 @@ def is_hidden_until_compacted(file_io: FileIO, table_root: str, written: TableSc
     ``DataTableBatchScan``), by the latest schema (``written``, the schema the write planned
     with, when the latest cannot be read)."""
     try:
-        schema = commit.read_latest_schema(file_io, table_root.rstrip("/"))
+        schema = read_latest_schema(file_io, table_root.rstrip("/"))
     except PaimonKitError:
         schema = written
     return is_level_zero_skipped(schema)
@@ -1005,7 +1016,7 @@ def delete_compaction_files(
     if not messages:
         return []
     try:
-        schema = commit.read_latest_schema(file_io, root)
+        schema = read_latest_schema(file_io, root)
     except PaimonKitError as error:
         LOG.warning("keeping the files of a failed compaction of %s: %s", root, error)
         return []
@@ -1026,7 +1037,7 @@ def compact_buckets(
     When it fails, the files of the buckets already compacted are deleted."""
     root = table_root.rstrip("/")
     since = find_latest_snapshot_id(file_io, root)
-    schema = commit.read_latest_schema(file_io, root)
+    schema = read_latest_schema(file_io, root)
     rounds = (True, False) if compaction_options(schema).full_rounds else (False,)
     messages: list[CommitMessage] = []
     try:
@@ -1071,7 +1082,7 @@ def recompact_after_write(
         messages: list[CommitMessage] = []
         try:
             if attempt:
-                options = commit.read_latest_schema(file_io, root).core_options
+                options = read_latest_schema(file_io, root).core_options
                 time.sleep(commit.retry_wait(options, attempt - 1))
             since = find_latest_snapshot_id(file_io, root)
             messages = compact_buckets(file_io, root, buckets)

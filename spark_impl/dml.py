@@ -68,7 +68,13 @@ from spark_impl.append_compact import (
     write_vector_file,
 )
 from spark_impl.compact import read_vectors
-from spark_impl.plan import DeletionFileRef, compute_bucket_dir, read_schema_json, read_snapshot
+from spark_impl.metadata import (
+    read_latest_schema,
+    read_latest_snapshot,
+    read_schema_json,
+    read_snapshot,
+)
+from spark_impl.plan import DeletionFileRef, compute_bucket_dir
 from spark_impl.read import apply_deletions, evolve_columns, read_data_file, read_deleted_positions
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
 from spark_impl.write import ROW_KIND_COLUMN, plan_write, write_task
@@ -151,8 +157,8 @@ def compute_deletion_refs(
 def read_state(file_io: FileIO, root: str) -> TableState:
     """The latest schema and snapshot, its live files bucket by bucket (snapshot order) and
     their deletion vectors (``append_compact.read_buckets``)."""
-    schema = committer.read_latest_schema(file_io, root)
-    snapshot = committer.read_latest_snapshot(file_io, root)
+    schema = read_latest_schema(file_io, root)
+    snapshot = read_latest_snapshot(file_io, root)
     grouped, total_buckets, vector_files = read_buckets(file_io, root, snapshot)
     refs = compute_deletion_refs(root, vector_files)
     partition_types = [f.type for f in schema.partition_type.fields]
@@ -371,11 +377,11 @@ def write_primary_key_changes(
 
     from spark_impl.jobs import write_table  # noqa: PLC0415
 
-    before = committer.read_latest_snapshot(file_io, root)
+    before = read_latest_snapshot(file_io, root)
     if kind is not None:
         rows = rows.withColumn(ROW_KIND_COLUMN, F.lit(kind))
     write_table(rows, root, "append", storage)
-    after = committer.read_latest_snapshot(file_io, root)
+    after = read_latest_snapshot(file_io, root)
     first = 1 if before is None else before.id + 1
     last = 0 if after is None else after.id
     return [read_snapshot(file_io, root, i) for i in range(first, last + 1)]
@@ -556,6 +562,17 @@ def merged_column(
     return value
 
 
+def check_single_match(matched_pairs: Any) -> None:
+    """MERGE INTO's rule: a target row matches at most one source row (else the update would
+    be ambiguous; Java ``MergeIntoPaimonTable`` checks the same)."""
+    twice = matched_pairs.groupBy(f"target.{TARGET_ID_COLUMN}").count().where("count > 1")
+    if twice.limit(1).count():
+        raise SpecViolation(
+            "a target row matches more than one source row; MERGE INTO needs at most one",
+            code="MERGE_CONFLICT",
+        )
+
+
 def compute_merge_frame(
     target: Any,
     source: Any,
@@ -575,17 +592,7 @@ def compute_merge_frame(
     has_target = F.col(f"target.{TARGET_ID_COLUMN}").isNotNull()
     has_source = F.col(f"source.{SOURCE_ID_COLUMN}").isNotNull()
     if matched:
-        twice = (
-            joined.where(has_target & has_source)
-            .groupBy(f"target.{TARGET_ID_COLUMN}")
-            .count()
-            .where("count > 1")
-        )
-        if twice.limit(1).count():
-            raise SpecViolation(
-                "a target row matches more than one source row; MERGE INTO needs at most one",
-                code="MERGE_CONFLICT",
-            )
+        check_single_match(joined.where(has_target & has_source))
     m = first_action([a.condition for a in matched], has_target & has_source)
     b = first_action([a.condition for a in by_source], has_target & ~has_source)
     n = first_action([a.condition for a in not_matched], ~has_target & has_source)

@@ -33,16 +33,18 @@ from reference.spec.manifest import FileKind
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot, decode_consumer, decode_tag, encode_hint
 from reference.spec.units import NANOS_PER_MILLI
-from spark_impl import commit as committer
-from spark_impl.plan import (
-    _list_ids,
-    compute_bucket_dir,
+from spark_impl.metadata import (
     find_earliest_snapshot_id,
     find_latest_snapshot_id,
+    list_ids,
+    read_index_entries,
+    read_latest_schema,
+    read_live_entries,
     read_manifest,
     read_manifest_list,
     read_snapshot,
 )
+from spark_impl.plan import compute_bucket_dir
 
 _Decoded = TypeVar("_Decoded")
 
@@ -125,7 +127,7 @@ def snapshot_usage(
         meta.add(layout.manifest_path(table_root, name))
         for manifest in read_manifest_list(file_io, table_root, name):
             meta.add(layout.manifest_path(table_root, manifest.file_name))
-    for entry in committer.read_live_entries(file_io, table_root, snapshot):
+    for entry in read_live_entries(file_io, table_root, snapshot):
         file = entry.file
         data.add(path_of(entry.partition, entry.bucket, file.file_name, file.external_path))
         for extra in file.extra_files:
@@ -137,7 +139,7 @@ def snapshot_usage(
                     data.add(path_of(entry.partition, entry.bucket, entry.file.file_name, None))
     if snapshot.index_manifest is not None:
         meta.add(layout.manifest_path(table_root, snapshot.index_manifest))
-        for index in committer.read_index_entries(file_io, table_root, snapshot):
+        for index in read_index_entries(file_io, table_root, snapshot):
             index_file = index.index_file
             meta.add(
                 index_file.external_path or layout.index_file_path(table_root, index_file.file_name)
@@ -187,7 +189,7 @@ def compute_end(
     if consumer is not None:
         end = min(end, consumer)
     end = min(end, earliest + max_deletes)
-    existing = set(_list_ids(file_io, layout.snapshot_dir(table_root), layout.SNAPSHOT_PREFIX))
+    existing = set(list_ids(file_io, layout.snapshot_dir(table_root), layout.SNAPSHOT_PREFIX))
     for candidate in range(max(latest - retain_max + 1, earliest), end):
         if (
             candidate in existing
@@ -209,7 +211,7 @@ def plan_expiration(
 ) -> ExpirationPlan | None:
     """Rules 1 and 2 (driver side); ``None`` when nothing expires."""
     table_root = table_root.rstrip("/")
-    schema = committer.read_latest_schema(file_io, table_root)
+    schema = read_latest_schema(file_io, table_root)
     _check_supported(file_io, table_root, schema)
     core = schema.core_options
     latest = find_latest_snapshot_id(file_io, table_root)
@@ -234,13 +236,8 @@ def plan_expiration(
     )
     if end <= earliest:
         return None
-    existing = set(_list_ids(file_io, layout.snapshot_dir(table_root), layout.SNAPSHOT_PREFIX))
-    begin = earliest
-    for candidate in range(end - 1, earliest - 1, -1):
-        if candidate not in existing:
-            begin = candidate + 1
-            break
-    expiring = [read_snapshot(file_io, table_root, i) for i in range(begin, end)]
+    existing = set(list_ids(file_io, layout.snapshot_dir(table_root), layout.SNAPSHOT_PREFIX))
+    begin = find_expiration_begin(existing, earliest, end)
     kept = [read_snapshot(file_io, table_root, i) for i in sorted(existing) if i >= end]
     keep = _union(
         [snapshot_usage(file_io, table_root, schema, s, True) for s in kept]
@@ -249,12 +246,10 @@ def plan_expiration(
             for s in _tag_snapshots(file_io, table_root)
         ]
     )
-    usages = []
-    for snapshot in expiring:
-        try:
-            usages.append(snapshot_usage(file_io, table_root, schema, snapshot, True))
-        except FileMissingError:
-            usages.append(Usage(frozenset(), frozenset()))
+    usages = [
+        expiring_usage(file_io, table_root, schema, read_snapshot(file_io, table_root, i))
+        for i in range(begin, end)
+    ]
     data = _union(usages).data - keep.data
     metas: list[tuple[str, ...]] = []
     claimed: set[str] = set()
@@ -263,6 +258,26 @@ def plan_expiration(
         claimed.update(own)
         metas.append(tuple(own))
     return ExpirationPlan(tuple(range(begin, end)), end, tuple(sorted(data)), tuple(metas))
+
+
+def find_expiration_begin(existing: set[int], earliest: int, end: int) -> int:
+    """The first snapshot to expire: after the newest gap below ``end`` (an earlier
+    expiration that stopped midway left those), else ``earliest`` (Java
+    ``ExpireSnapshotsImpl`` walks back the same way)."""
+    for candidate in range(end - 1, earliest - 1, -1):
+        if candidate not in existing:
+            return candidate + 1
+    return earliest
+
+
+def expiring_usage(
+    file_io: FileIO, table_root: str, schema: TableSchema, snapshot: Snapshot
+) -> Usage:
+    """The files an expiring snapshot uses (none when its manifests are gone already)."""
+    try:
+        return snapshot_usage(file_io, table_root, schema, snapshot, True)
+    except FileMissingError:
+        return Usage(frozenset(), frozenset())
 
 
 def finish_expiration(file_io: FileIO, table_root: str, plan: ExpirationPlan) -> None:

@@ -36,17 +36,19 @@ from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.predicate import Predicate
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot
-from spark_impl.plan import (
-    LATEST,
-    ReadPlan,
-    TimeTravel,
+from spark_impl.metadata import (
     find_latest_snapshot_id,
-    find_snapshot_at,
-    plan_read,
     read_manifest,
     read_manifest_list,
     read_snapshot,
     replay_entries,
+)
+from spark_impl.plan import (
+    LATEST,
+    ReadPlan,
+    TimeTravel,
+    find_snapshot_at,
+    plan_read,
     resolve_read_schema,
 )
 

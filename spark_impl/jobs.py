@@ -44,8 +44,8 @@ from spark_impl.append_compact import (
 from spark_impl.bucketing import compute_row_hash
 from spark_impl.compact import BucketJob, compact_bucket, plan_bucket_jobs
 from spark_impl.jvm_bucket import is_jvm_bucketable, is_large_input, with_jvm_bucket
+from spark_impl.metadata import read_latest_schema, read_latest_snapshot, read_schema_json
 from spark_impl.placement import task_key_column
-from spark_impl.plan import read_schema_json
 from spark_impl.write import (
     ASSIGNER_COLUMN,
     BUCKET_COLUMN,
@@ -119,7 +119,7 @@ def write_table(
 
     settings = _options(path, options)
     file_io = file_io_for(settings["path"], settings)
-    schema = committer.read_latest_schema(file_io, settings["path"])
+    schema = read_latest_schema(file_io, settings["path"])
     bucket_mode = compute_bucket_mode(schema)
     spark = df.sparkSession
     prepared = df.withColumn(POSITION_COLUMN, F.monotonically_increasing_id())
@@ -181,7 +181,7 @@ def compact(
     settings = _options(path, options)
     root = settings["path"]
     file_io = file_io_for(root, settings)
-    if not committer.read_latest_schema(file_io, root).is_primary_key_table:
+    if not read_latest_schema(file_io, root).is_primary_key_table:
         return compact_append(spark, root, settings, full=full)
     jobs = plan_bucket_jobs(file_io, root, full=full)
     if not jobs:
@@ -217,8 +217,8 @@ def explain_no_compaction(file_io: FileIO, root: str, *, full: bool) -> str:
     """Why a compaction planned no task (Java's compaction managers decide the same way:
     ``MergeTreeCompactManager`` / ``UniversalCompaction``, ``AppendOnlyTableCompactionCoordinator``
     for bucket-unaware append tables, ``BucketedAppendCompactManager`` for fixed buckets)."""
-    schema = committer.read_latest_schema(file_io, root)
-    if committer.read_latest_snapshot(file_io, root) is None:
+    schema = read_latest_schema(file_io, root)
+    if read_latest_snapshot(file_io, root) is None:
         return "the table has no snapshot"
     if schema.is_primary_key_table:
         if full:

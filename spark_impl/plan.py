@@ -37,22 +37,19 @@ from reference import layout
 from reference.errors import (
     FileMissingError,
     SnapshotNotFoundError,
-    TableNotFoundError,
     naming_file,
 )
 from reference.io import FileIO
+from reference.layout import compute_bucket_path
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data_file import DataFileMeta
+from reference.spec.deletion_vector import DELETION_VECTORS_INDEX_TYPE as DELETION_VECTORS_INDEX
 from reference.spec.manifest import (
     FileKind,
     IndexFileMeta,
     ManifestEntry,
     ManifestFileMeta,
-    decode_index_manifest,
-    decode_manifest_entries,
-    decode_manifest_list,
-    detect_manifest_format,
 )
 from reference.spec.options import MergeEngine
 from reference.spec.predicate import (
@@ -65,11 +62,24 @@ from reference.spec.predicate import (
 )
 from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema, decode_schema
-from reference.spec.snapshot import Snapshot, decode_hint, decode_snapshot, decode_tag
+from reference.spec.snapshot import Snapshot, decode_tag
 from reference.spec.stats import SimpleStats
 from spark_impl import file_index
+from spark_impl.metadata import (
+    find_earliest_snapshot_id,
+    find_latest_snapshot_id,
+    latest_schema_id,
+    read_index_entries,
+    read_manifest,
+    read_manifest_list,
+    read_schema_json,
+    read_snapshot,
+    replay_entries,
+)
 
-DELETION_VECTORS_INDEX = "DELETION_VECTORS"
+compute_bucket_dir = compute_bucket_path
+"""The bucket directory rule; it lives in ``reference.layout`` (one path rule, two engines)."""
+
 
 # --------------------------------------------------------------------------------------------
 # Records shipped to executors
@@ -168,60 +178,6 @@ class ReadPlan:
 # --------------------------------------------------------------------------------------------
 
 
-def _list_ids(file_io: FileIO, directory: str, prefix: str) -> list[int]:
-    if not file_io.exists(directory):
-        return []
-    ids = (layout.parse_versioned_name(name, prefix) for name in file_io.list_dir(directory))
-    return sorted(i for i in ids if i is not None)
-
-
-def _read_hint(file_io: FileIO, directory: str, hint: layout.HintFile) -> int | None:
-    try:
-        return decode_hint(file_io.read_bytes(layout.hint_path(directory, hint)))
-    except FileMissingError:
-        return None
-
-
-def _snapshot_exists(file_io: FileIO, table_root: str, snapshot_id: int) -> bool:
-    return file_io.exists(layout.snapshot_path(table_root, snapshot_id))
-
-
-def find_latest_snapshot_id(file_io: FileIO, table_root: str) -> int | None:
-    directory = layout.snapshot_dir(table_root)
-    hint = _read_hint(file_io, directory, layout.HintFile.LATEST)
-    if (
-        hint is not None
-        and _snapshot_exists(file_io, table_root, hint)
-        and not _snapshot_exists(file_io, table_root, hint + 1)
-    ):
-        return hint
-    ids = _list_ids(file_io, directory, layout.SNAPSHOT_PREFIX)
-    return ids[-1] if ids else None
-
-
-def find_earliest_snapshot_id(file_io: FileIO, table_root: str) -> int | None:
-    directory = layout.snapshot_dir(table_root)
-    hint = _read_hint(file_io, directory, layout.HintFile.EARLIEST)
-    if (
-        hint is not None
-        and _snapshot_exists(file_io, table_root, hint)
-        and not _snapshot_exists(file_io, table_root, hint - 1)
-    ):
-        return hint
-    ids = _list_ids(file_io, directory, layout.SNAPSHOT_PREFIX)
-    return ids[0] if ids else None
-
-
-def read_snapshot(file_io: FileIO, table_root: str, snapshot_id: int) -> Snapshot:
-    path = layout.snapshot_path(table_root, snapshot_id)
-    try:
-        data = file_io.read_bytes(path)
-    except FileMissingError:
-        raise SnapshotNotFoundError(f"snapshot {snapshot_id} does not exist", path=path) from None
-    with naming_file(path):
-        return decode_snapshot(data)
-
-
 def find_snapshot_at(file_io: FileIO, table_root: str, time_millis: int) -> Snapshot | None:
     """The latest snapshot committed at or before ``time_millis`` (binary search)."""
     low = find_earliest_snapshot_id(file_io, table_root)
@@ -264,19 +220,6 @@ def resolve_snapshot(file_io: FileIO, table_root: str, travel: TimeTravel) -> Sn
     return None if latest is None else read_snapshot(file_io, table_root, latest)
 
 
-def read_schema_json(file_io: FileIO, table_root: str, schema_id: int) -> str:
-    path = layout.schema_path(table_root, schema_id)
-    with naming_file(path):
-        return file_io.read_bytes(path).decode("utf-8")
-
-
-def latest_schema_id(file_io: FileIO, table_root: str) -> int:
-    ids = _list_ids(file_io, layout.schema_dir(table_root), layout.SCHEMA_PREFIX)
-    if not ids:
-        raise TableNotFoundError("no schema files: not a Paimon table", path=table_root)
-    return ids[-1]
-
-
 def resolve_read_schema(
     file_io: FileIO, table_root: str, travel: TimeTravel
 ) -> tuple[Snapshot | None, str]:
@@ -294,57 +237,12 @@ def resolve_read_schema(
 # --------------------------------------------------------------------------------------------
 
 
-def _read_meta_file(file_io: FileIO, table_root: str, name: str) -> tuple[bytes, Any]:
-    path = layout.manifest_path(table_root, name)
-    data = file_io.read_bytes(path)
-    return data, detect_manifest_format(data)
-
-
-def read_manifest_list(file_io: FileIO, table_root: str, name: str) -> list[ManifestFileMeta]:
-    with naming_file(layout.manifest_path(table_root, name)):
-        return decode_manifest_list(*_read_meta_file(file_io, table_root, name))
-
-
-def read_manifest(file_io: FileIO, table_root: str, name: str) -> list[ManifestEntry]:
-    with naming_file(layout.manifest_path(table_root, name)):
-        return decode_manifest_entries(*_read_meta_file(file_io, table_root, name))
-
-
-def _file_identity(entry: ManifestEntry) -> tuple[Any, ...]:
-    meta = entry.file
-    return (
-        entry.partition,
-        entry.bucket,
-        meta.level,
-        meta.file_name,
-        meta.extra_files,
-        meta.embedded_index,
-        meta.external_path,
-    )
-
-
-def replay_entries(entries: Sequence[ManifestEntry]) -> list[ManifestEntry]:
-    """Step 3: the live ADD entries, in first-added order."""
-    live: dict[tuple[Any, ...], ManifestEntry] = {}
-    for entry in entries:
-        identity = _file_identity(entry)
-        if entry.kind is FileKind.ADD:
-            live[identity] = entry
-        else:
-            live.pop(identity, None)
-    return list(live.values())
-
-
 def read_deletion_ranges(
     file_io: FileIO, table_root: str, snapshot: Snapshot, schema: TableSchema
 ) -> dict[tuple[bytes, int, str], DeletionFileRef]:
     """Deletion-vector ranges by (partition bytes, bucket, data file name); the index files are
     where ``layout.index_file_location`` puts them (``index-file-in-data-file-dir``)."""
-    if snapshot.index_manifest is None:
-        return {}
-    name = snapshot.index_manifest
-    with naming_file(layout.manifest_path(table_root, name)):
-        entries = decode_index_manifest(*_read_meta_file(file_io, table_root, name))
+    entries = read_index_entries(file_io, table_root, snapshot)
     live: dict[tuple[bytes, int, str], Any] = {}
     for entry in entries:
         key = (entry.partition, entry.bucket, entry.index_file.file_name)
@@ -473,21 +371,6 @@ def is_level_zero_skipped(schema: TableSchema) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def compute_bucket_dir(
-    table_root: str, schema: TableSchema, partition: Sequence[Any], bucket: int
-) -> str:
-    options = schema.core_options
-    spec = layout.compute_partition_spec(
-        schema.partition_type.fields,
-        partition,
-        default_name=options.partition_default_name,
-        legacy_name=options.partition_legacy_name,
-    )
-    return layout.bucket_path(
-        table_root, spec, bucket, data_file_path_directory=options.data_file_path_directory
-    )
-
-
 def compute_index_file_path(
     table_root: str,
     schema: TableSchema,
@@ -523,6 +406,126 @@ class _SchemaCache:
             self.schemas[schema_id] = decode_schema(text)
         return self.schemas[schema_id]
 
+    def json(self, schema_id: int) -> str:
+        self.get(schema_id)
+        return self.jsons[schema_id]
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What every step of one plan needs: the table, the read schema and the filters."""
+
+    file_io: FileIO
+    table_root: str
+    schema: TableSchema
+    predicate: Predicate | None
+    partition_predicate: Predicate | None
+    schemas: _SchemaCache
+
+    @property
+    def partition_fields(self) -> list[t.DataField]:
+        return list(self.schema.partition_type.fields)
+
+
+@dataclass
+class _Chosen:
+    """Step 4's outcome: the kept files by (partition, bucket) and what was pruned."""
+
+    partitions: dict[bytes, tuple[Any, ...]] = field(default_factory=dict)
+    grouped: dict[tuple[bytes, int], list[DataFileRef]] = field(default_factory=dict)
+    bucket_dirs: dict[tuple[bytes, int], str] = field(default_factory=dict)
+    skipped_files: int = 0
+    skipped_by_index: int = 0
+
+
+def read_matching_entries(reading: _Reading, snapshot: Snapshot) -> tuple[list[ManifestEntry], int]:
+    """Step 3's input: the entries of the snapshot's manifests whose partition statistics may
+    match (base list, then delta list), and how many manifests were skipped."""
+    file_io, root = reading.file_io, reading.table_root
+    manifests = [
+        *read_manifest_list(file_io, root, snapshot.base_manifest_list),
+        *read_manifest_list(file_io, root, snapshot.delta_manifest_list),
+    ]
+    kept = [
+        m
+        for m in manifests
+        if is_manifest_matching(m, reading.partition_predicate, reading.partition_fields)
+    ]
+    entries = [e for m in kept for e in read_manifest(file_io, root, m.file_name)]
+    return entries, len(manifests) - len(kept)
+
+
+def is_pruned(reading: _Reading, partition: Sequence[Any], meta: DataFileMeta) -> bool:
+    """Step 4 by partition and statistics: level-0 files of tables whose batch reads skip
+    them, partitions the filter excludes, files whose statistics exclude it (none for
+    data-evolution tables: a file's columns may be superseded by later files)."""
+    schema = reading.schema
+    if is_level_zero_skipped(schema) and meta.level == 0:
+        return True
+    if not _is_partition_matching(partition, reading.partition_predicate, reading.partition_fields):
+        return True
+    if is_data_evolution_enabled(schema.options):
+        return False
+    file_schema = reading.schemas.get(meta.schema_id)
+    return not is_file_matching(meta, reading.predicate, schema, file_schema)
+
+
+def is_pruned_by_index(reading: _Reading, meta: DataFileMeta) -> bool:
+    """Step 4 by the file's index (not for data-evolution tables)."""
+    if is_data_evolution_enabled(reading.schema.options):
+        return False
+    file_schema = reading.schemas.get(meta.schema_id)
+    return not file_index.is_planned_by_index(
+        meta.embedded_index, reading.predicate, reading.schema, file_schema
+    )
+
+
+def choose_files(
+    reading: _Reading,
+    live: Sequence[ManifestEntry],
+    deletion_ranges: Mapping[tuple[bytes, int, str], DeletionFileRef],
+) -> _Chosen:
+    """Step 4 over the live files, then each kept file's reference in its bucket."""
+    chosen = _Chosen()
+    partition_types = [f.type for f in reading.partition_fields]
+    for entry in live:
+        if entry.partition not in chosen.partitions:
+            values = deserialize_binary_row(entry.partition, partition_types)
+            chosen.partitions[entry.partition] = tuple(values)
+        partition = chosen.partitions[entry.partition]
+        if is_pruned(reading, partition, entry.file):
+            chosen.skipped_files += 1
+        elif is_pruned_by_index(reading, entry.file):
+            chosen.skipped_by_index += 1
+        else:
+            group = (entry.partition, entry.bucket)
+            if group not in chosen.bucket_dirs:
+                chosen.bucket_dirs[group] = compute_bucket_dir(
+                    reading.table_root, reading.schema, partition, entry.bucket
+                )
+            deletion = deletion_ranges.get((*group, entry.file.file_name))
+            ref = compute_file_ref(reading, chosen.bucket_dirs[group], entry.file, deletion)
+            chosen.grouped.setdefault(group, []).append(ref)
+    return chosen
+
+
+def compute_file_ref(
+    reading: _Reading, bucket_dir: str, meta: DataFileMeta, deletion: DeletionFileRef | None
+) -> DataFileRef:
+    """Step 5 for one file: what a task needs to read it."""
+    return DataFileRef(
+        path=layout.data_file_path(bucket_dir, meta.file_name, meta.external_path),
+        schema_id=meta.schema_id,
+        level=meta.level,
+        row_count=meta.row_count,
+        min_sequence_number=meta.min_sequence_number,
+        deletion=deletion,
+        index=None if reading.schema.primary_keys else compute_index_source(meta),
+        first_row_id=meta.first_row_id,
+        max_sequence_number=meta.max_sequence_number,
+        write_cols=meta.write_cols,
+    )
+
 
 def plan_read(
     file_io: FileIO,
@@ -537,92 +540,36 @@ def plan_read(
     schema = decode_schema(schema_json)
     if snapshot is None:
         return ReadPlan(table_root, None, schema_json, {}, ())
-    cache = _SchemaCache(file_io, table_root)
-    partition_fields = list(schema.partition_type.fields)
-    partition_types = [f.type for f in partition_fields]
-    partition_predicate = restrict_predicate(predicate, set(schema.partition_keys))
-    skip_level_zero = is_level_zero_skipped(schema)
-    data_evolution = is_data_evolution_enabled(schema.options)
-
-    manifests = [
-        *read_manifest_list(file_io, table_root, snapshot.base_manifest_list),
-        *read_manifest_list(file_io, table_root, snapshot.delta_manifest_list),
-    ]
-    entries: list[ManifestEntry] = []
-    skipped_manifests = 0
-    for manifest in manifests:
-        if is_manifest_matching(manifest, partition_predicate, partition_fields):
-            entries.extend(read_manifest(file_io, table_root, manifest.file_name))
-        else:
-            skipped_manifests += 1
-
+    reading = _Reading(
+        file_io,
+        table_root,
+        schema,
+        predicate,
+        restrict_predicate(predicate, set(schema.partition_keys)),
+        _SchemaCache(file_io, table_root),
+    )
+    entries, skipped_manifests = read_matching_entries(reading, snapshot)
     deletion_ranges = (
         read_deletion_ranges(file_io, table_root, snapshot, schema)
         if schema.core_options.deletion_vectors_enabled
         else {}
     )
-    partitions: dict[bytes, tuple[Any, ...]] = {}
-    grouped: dict[tuple[bytes, int], list[DataFileRef]] = {}
-    bucket_dirs: dict[tuple[bytes, int], str] = {}
-    skipped_files = 0
-    skipped_by_index = 0
-    for entry in replay_entries(entries):
-        if entry.partition not in partitions:
-            partitions[entry.partition] = tuple(
-                deserialize_binary_row(entry.partition, partition_types)
-            )
-        partition = partitions[entry.partition]
-        meta = entry.file
-        if (
-            (skip_level_zero and meta.level == 0)
-            or not _is_partition_matching(partition, partition_predicate, partition_fields)
-            or not (
-                data_evolution  # a file's columns may be superseded by later files: no pruning
-                or is_file_matching(meta, predicate, schema, cache.get(meta.schema_id))
-            )
-        ):
-            skipped_files += 1
-            continue
-        if not data_evolution and not file_index.is_planned_by_index(
-            meta.embedded_index, predicate, schema, cache.get(meta.schema_id)
-        ):
-            skipped_by_index += 1
-            continue
-        group = (entry.partition, entry.bucket)
-        if group not in bucket_dirs:
-            bucket_dirs[group] = compute_bucket_dir(table_root, schema, partition, entry.bucket)
-        path = layout.data_file_path(bucket_dirs[group], meta.file_name, meta.external_path)
-        grouped.setdefault(group, []).append(
-            DataFileRef(
-                path=path,
-                schema_id=meta.schema_id,
-                level=meta.level,
-                row_count=meta.row_count,
-                min_sequence_number=meta.min_sequence_number,
-                deletion=deletion_ranges.get((entry.partition, entry.bucket, meta.file_name)),
-                index=None if schema.primary_keys else compute_index_source(meta),
-                first_row_id=meta.first_row_id,
-                max_sequence_number=meta.max_sequence_number,
-                write_cols=meta.write_cols,
-            )
-        )
+    chosen = choose_files(reading, replay_entries(entries), deletion_ranges)
     splits = tuple(
-        Split(partitions[partition_bytes], bucket, tuple(files))
-        for (partition_bytes, bucket), files in grouped.items()
+        Split(chosen.partitions[partition_bytes], bucket, tuple(files))
+        for (partition_bytes, bucket), files in chosen.grouped.items()
     )
-    used = {f.schema_id for s in splits for f in s.files}
-    for schema_id in used:
-        cache.get(schema_id)
+    used = sorted({f.schema_id for s in splits for f in s.files})
     return ReadPlan(
         table_root=table_root,
         snapshot_id=snapshot.id,
         schema_json=schema_json,
-        file_schema_jsons={i: cache.jsons[i] for i in sorted(used)},
+        file_schema_jsons={i: reading.schemas.json(i) for i in used},
         splits=splits,
         skipped_manifests=skipped_manifests,
-        skipped_files=skipped_files,
+        skipped_files=chosen.skipped_files,
         predicate=predicate,
-        skipped_by_index=skipped_by_index,
+        skipped_by_index=chosen.skipped_by_index,
     )
 
 

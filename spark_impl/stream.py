@@ -37,20 +37,16 @@ from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import CommitKind, Snapshot
 from spark_impl.changelog import is_lookup_merge, select_lookup_candidates
 from spark_impl.merge import KIND_COLUMN, compute_merge_config, is_add_kind
-from spark_impl.plan import (
-    DataFileRef,
-    Split,
-    TimeTravel,
-    compute_bucket_dir,
+from spark_impl.metadata import (
     find_earliest_snapshot_id,
     find_latest_snapshot_id,
     latest_schema_id,
-    plan_read,
     read_manifest,
     read_manifest_list,
     read_schema_json,
     read_snapshot,
 )
+from spark_impl.plan import DataFileRef, Split, TimeTravel, compute_bucket_dir, plan_read
 from spark_impl.read import empty_table, read_file_records, read_split
 from spark_impl.reduce import reduce_records
 

@@ -51,19 +51,17 @@ from reference.spec.manifest import FileKind, ManifestEntry
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot, decode_consumer, decode_tag
 from spark_impl import system_table_reads as reads
-from spark_impl.plan import (
-    decode_stats,
+from spark_impl.metadata import (
     find_earliest_snapshot_id,
     find_latest_snapshot_id,
-    is_level_zero_skipped,
     latest_schema_id,
     read_manifest,
     read_manifest_list,
     read_schema_json,
     read_snapshot,
     replay_entries,
-    resolve_snapshot,
 )
+from spark_impl.plan import decode_stats, is_level_zero_skipped, resolve_snapshot
 from spark_impl.system_tables import (
     Columns,
     SystemTable,

@@ -106,7 +106,14 @@ from spark_impl.kv_layout import (
     compute_level_plans,
 )
 from spark_impl.merge import KIND_COLUMN, ORDER_COLUMN, SEQUENCE_COLUMN, compute_merge_config
-from spark_impl.plan import compute_bucket_dir, read_schema_json
+from spark_impl.metadata import (
+    read_index_entries,
+    read_latest_schema,
+    read_latest_snapshot,
+    read_live_entries,
+    read_schema_json,
+)
+from spark_impl.plan import compute_bucket_dir
 from spark_impl.reduce import reduce_records
 
 ROW_KIND_COLUMN = "_ROW_KIND"
@@ -894,11 +901,11 @@ def plan_write(
     files (an overwrite starts from an empty table, as Java's writer does)."""
 
     table_root = table_root.rstrip("/")
-    schema = commit.read_latest_schema(file_io, table_root)
+    schema = read_latest_schema(file_io, table_root)
     schema_json = read_schema_json(file_io, table_root, schema.id)
-    latest = None if overwrite else commit.read_latest_snapshot(file_io, table_root)
-    live = commit.read_live_entries(file_io, table_root, latest)
-    index_entries = commit.read_index_entries(file_io, table_root, latest)
+    latest = None if overwrite else read_latest_snapshot(file_io, table_root)
+    live = read_live_entries(file_io, table_root, latest)
+    index_entries = read_index_entries(file_io, table_root, latest)
     hash_index = {
         (entry.partition, entry.bucket): entry.index_file
         for entry in index_entries

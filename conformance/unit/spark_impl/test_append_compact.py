@@ -37,6 +37,7 @@ from reference.table import Table
 from spark_impl import append_compact as mine
 from spark_impl import commit as committer
 from spark_impl import jobs
+from spark_impl.metadata import read_latest_snapshot, read_live_entries
 
 IO = LocalFileIO()
 FIELDS = list(INT_FIELDS)
@@ -94,8 +95,8 @@ def test_compaction_matches_the_reference(tmp_path: Path, case: str) -> None:
         Table(IO, str(theirs)).commit(compact_table(IO, str(theirs), full=full))
         assert table_structure(IO, str(ours)) == table_structure(IO, str(theirs)), full
         assert reference_rows(IO, str(ours)) == before
-        latest = committer.read_latest_snapshot(IO, str(ours))
-        entries = committer.read_live_entries(IO, str(ours), latest)
+        latest = read_latest_snapshot(IO, str(ours))
+        entries = read_live_entries(IO, str(ours), latest)
         compacted += sum(e.file.file_source is FileSource.COMPACT for e in entries)
     assert compacted, "the case compacts something"
 

@@ -31,7 +31,7 @@ from reference.table import Table
 from spark_impl import commit as committer
 from spark_impl import stream
 from spark_impl.compact import compact_bucket, plan_bucket_jobs
-from spark_impl.plan import find_latest_snapshot_id
+from spark_impl.metadata import find_latest_snapshot_id
 
 IO = LocalFileIO()
 FIELDS = [

@@ -26,7 +26,8 @@ from reference.spec.data import RowKind
 from reference.store import commit as reference_commit
 from reference.table import Table
 from spark_impl import commit as committer
-from spark_impl.plan import compute_bucket_dir, read_manifest, read_manifest_list
+from spark_impl.metadata import read_latest_schema, read_manifest, read_manifest_list
+from spark_impl.plan import compute_bucket_dir
 from spark_impl.write import plan_write, write_task
 
 IO = LocalFileIO()
@@ -190,7 +191,7 @@ def test_abort_deletes_only_what_the_write_made(tmp_path: Path) -> None:
     before = {p.name for p in Path(root).rglob("data-*")}
     messages = _messages(root, rng)
     assert any(m.compaction.compact_before for m in messages)
-    schema = committer.read_latest_schema(IO, root)
+    schema = read_latest_schema(IO, root)
 
     def directory(message: CommitMessage) -> str:
         partition = deserialize_binary_row(

@@ -15,6 +15,7 @@ from reference.store.compact import compact_table
 from reference.table import Table
 from spark_impl import commit as committer
 from spark_impl.compact import compact_bucket, plan_bucket_jobs
+from spark_impl.metadata import read_latest_snapshot, read_live_entries
 
 IO = LocalFileIO()
 FIELDS = list(INT_FIELDS)
@@ -71,8 +72,8 @@ def test_compaction_matches_the_reference(tmp_path: Path, case: str) -> None:
         assert reference_rows(IO, str(mine)) == reference_rows(IO, str(theirs))
         if case != "first-row":  # write-only first-row rows are invisible before compaction
             assert reference_rows(IO, str(mine)) == before
-    latest = committer.read_latest_snapshot(IO, str(mine))
-    levels = {e.file.level for e in committer.read_live_entries(IO, str(mine), latest)}
+    latest = read_latest_snapshot(IO, str(mine))
+    levels = {e.file.level for e in read_live_entries(IO, str(mine), latest)}
     assert len(levels) == 1 and levels.pop() > 0, "a full compaction leaves one top level"
 
 

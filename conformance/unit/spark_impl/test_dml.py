@@ -30,8 +30,8 @@ from reference.store.dml import (
     compute_upsert_statement,
 )
 from reference.table import Table
-from spark_impl import commit as committer
 from spark_impl import dml
+from spark_impl.metadata import read_index_entries, read_latest_snapshot
 
 IO = LocalFileIO()
 FIELDS = list(INT_FIELDS)
@@ -105,10 +105,10 @@ def apply_spark(spark: Any, root: str, command: Command) -> None:
 
 
 def commit_kinds(root: str) -> list[str]:
-    latest = committer.read_latest_snapshot(IO, root)
+    latest = read_latest_snapshot(IO, root)
     if latest is None:
         return []
-    from spark_impl.plan import read_snapshot  # noqa: PLC0415
+    from spark_impl.metadata import read_snapshot  # noqa: PLC0415
 
     return [read_snapshot(IO, root, i).commit_kind.value for i in range(1, latest.id + 1)]
 
@@ -151,7 +151,7 @@ def test_a_delete_without_condition_truncates(spark: Any, tmp_path: Path) -> Non
     [snapshot] = dml.delete(spark, root)
     assert snapshot.commit_kind.value == "OVERWRITE"
     assert reference_rows(IO, root) == {}
-    assert committer.read_index_entries(IO, root, snapshot) == []
+    assert read_index_entries(IO, root, snapshot) == []
 
 
 def test_primary_key_tables_write_retractions(spark: Any, tmp_path: Path) -> None:
@@ -188,7 +188,7 @@ def test_java_reads_after_spark_dml_and_compaction(
     dml.delete(spark, root, "k < 30")
     dml.update(spark, root, "dt = 'a' AND k > 70", {"v": "v + 1000"})
     jobs.compact(spark, root, full=True)
-    latest = committer.read_latest_snapshot(IO, root)
+    latest = read_latest_snapshot(IO, root)
     assert latest is not None
     for snapshot_id in range(4, latest.id + 1):
         java = java_harness.read(root, snapshot_id=snapshot_id)

@@ -46,7 +46,8 @@ from reference.store.scan import plan_scan
 from reference.table import Table
 from spark_impl import append_compact, file_index
 from spark_impl import commit as committer
-from spark_impl.plan import find_latest_snapshot_id, plan_read
+from spark_impl.metadata import find_latest_snapshot_id, read_latest_snapshot, read_live_entries
+from spark_impl.plan import plan_read
 from spark_impl.read import count_scan_files, read_data_file, read_split
 from spark_impl.write import plan_write
 
@@ -97,7 +98,7 @@ def create(root: str, threshold: str) -> Table:
 
 def live_metas(root: str) -> list[DataFileMeta]:
     """The live files in commit order."""
-    entries = committer.read_live_entries(IO, root, committer.read_latest_snapshot(IO, root))
+    entries = read_live_entries(IO, root, read_latest_snapshot(IO, root))
     return [entry.file for entry in entries]
 
 

@@ -16,7 +16,8 @@ from conformance.unit.spark_impl.test_read import plan_rows, read_rows
 from reference.errors import SnapshotNotFoundError
 from reference.io import LocalFileIO
 from reference.spec.predicate import And, Leaf, Predicate, PredicateOp, equal, is_row_matching
-from spark_impl.plan import TimeTravel, find_latest_snapshot_id, plan_read
+from spark_impl.metadata import find_latest_snapshot_id
+from spark_impl.plan import TimeTravel, plan_read
 
 
 def table(third_party: Path, name: str) -> Path:

@@ -21,7 +21,7 @@ from reference.table import Table
 from reference.validate import ValidateOptions, validate_table
 from spark_impl import expire as expiration
 from spark_impl import stream
-from spark_impl.plan import find_latest_snapshot_id
+from spark_impl.metadata import find_latest_snapshot_id
 
 IO = LocalFileIO()
 FIELDS = list(INT_FIELDS)

@@ -32,6 +32,7 @@ from reference.store.write import FileNaming, write_batch
 from reference.table import Table
 from spark_impl import commit as committer
 from spark_impl.after_write import compact_after_write
+from spark_impl.metadata import read_index_entries, read_latest_snapshot
 from spark_impl.write import plan_write, write_task
 
 IO = LocalFileIO()
@@ -209,9 +210,9 @@ def test_commits_build_the_reference_table(tmp_path: Path, case: str) -> None:
 
 
 def _index_bytes(root: str) -> list[tuple[Any, bytes]]:
-    snapshot = committer.read_latest_snapshot(IO, root)
+    snapshot = read_latest_snapshot(IO, root)
     found = []
-    for entry in committer.read_index_entries(IO, root, snapshot):
+    for entry in read_index_entries(IO, root, snapshot):
         data = (Path(root) / "index" / entry.index_file.file_name).read_bytes()
         found.append(((entry.partition, entry.bucket), data))
     return sorted(found)

@@ -19,6 +19,7 @@ from reference.spec.file_format import rows_to_arrow
 from reference.spec.schema import TableSchema
 from reference.store import query
 from spark_impl import commit as committer
+from spark_impl.metadata import read_index_entries, read_latest_snapshot, read_live_entries
 from spark_impl.write import (
     ASSIGNER_COLUMN,
     BUCKET_COLUMN,
@@ -108,7 +109,7 @@ def comparable_meta(meta: Any) -> Any:
 def table_structure(file_io: FileIO, root: str) -> tuple[Any, ...]:
     """The live files (bucket, level, counts, sizes, keys, sequences) and index files of the
     latest snapshot, and its id: two writers that made the same table agree on all of it."""
-    snapshot = committer.read_latest_snapshot(file_io, root)
+    snapshot = read_latest_snapshot(file_io, root)
     files = sorted(
         (
             e.partition,
@@ -123,7 +124,7 @@ def table_structure(file_io: FileIO, root: str) -> tuple[Any, ...]:
             e.file.delete_row_count,
             repr(e.file.value_stats),
         )
-        for e in committer.read_live_entries(file_io, root, snapshot)
+        for e in read_live_entries(file_io, root, snapshot)
     )
     index = sorted(
         (
@@ -134,6 +135,6 @@ def table_structure(file_io: FileIO, root: str) -> tuple[Any, ...]:
             e.index_file.row_count,
             tuple((r.data_file_name[:0], r.offset, r.length) for r in e.index_file.dv_ranges or ()),
         )
-        for e in committer.read_index_entries(file_io, root, snapshot)
+        for e in read_index_entries(file_io, root, snapshot)
     )
     return tuple(files), tuple(index), snapshot.id if snapshot else None
