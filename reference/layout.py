@@ -64,6 +64,7 @@ from reference.spec.data_file import MANIFEST_DIR as MANIFEST_DIR
 from reference.spec.data_file import POSTPONE_BUCKET as POSTPONE_BUCKET
 from reference.spec.data_file import POSTPONE_BUCKET_NAME as POSTPONE_BUCKET_NAME
 from reference.spec.data_file import STATISTICS_DIR as STATISTICS_DIR
+from reference.spec.schema import TableSchema
 from reference.spec.units import MILLIS_PER_DAY, NANOS_PER_MILLI
 
 SEPARATOR = "/"
@@ -699,6 +700,24 @@ def bucket_path(
         relative_bucket_path(
             partition_spec, bucket, data_file_path_directory=data_file_path_directory
         ),
+    )
+
+
+def compute_bucket_path(
+    table_root: str, schema: TableSchema, partition: Sequence[Value], bucket: int
+) -> str:
+    """The directory of a partition and bucket of a table: its partition values rendered as Java
+    does under the table's ``partition.default-name`` / ``partition.legacy-name``, below its
+    ``data-file.path-directory`` (Java ``FileStorePathFactory.bucketPath``)."""
+    options = schema.core_options
+    spec = compute_partition_spec(
+        schema.partition_type.fields,
+        partition,
+        default_name=options.partition_default_name,
+        legacy_name=options.partition_legacy_name,
+    )
+    return bucket_path(
+        table_root, spec, bucket, data_file_path_directory=options.data_file_path_directory
     )
 
 

@@ -23,19 +23,26 @@ Rules:
    by their embedded file index (``reference.store.file_index`` rule 6).
 """
 
+# ruff: noqa: PLC0414 -- `import X as X` re-exports the replay of reference.spec.file_entry.
+
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from reference import layout
 from reference.errors import naming_file
 from reference.io import FileIO
+from reference.layout import compute_bucket_path as compute_bucket_path
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data import Row
 from reference.spec.data_file import DataFileMeta, compute_trimmed_primary_keys
 from reference.spec.deletion_vector import DELETION_VECTORS_INDEX_TYPE as DELETION_VECTORS_INDEX
+from reference.spec.file_entry import FileIdentifier as FileIdentifier
+from reference.spec.file_entry import ReplayResult as ReplayResult
+from reference.spec.file_entry import compute_file_identifier as compute_file_identifier
+from reference.spec.file_entry import compute_live_entries as compute_live_entries
 from reference.spec.manifest import (
     FileKind,
     IndexManifestEntry,
@@ -102,45 +109,8 @@ def list_snapshot_manifests(
 # Replaying entries
 # --------------------------------------------------------------------------------------------
 
-FileIdentifier = tuple[bytes, int, int, str, tuple[str, ...], bytes | None, str | None]
-
-
-def compute_file_identifier(entry: ManifestEntry) -> FileIdentifier:
-    """What makes two entries name the same file (Java ``FileEntry.Identifier``)."""
-    meta = entry.file
-    return (
-        entry.partition,
-        entry.bucket,
-        meta.level,
-        meta.file_name,
-        meta.extra_files,
-        meta.embedded_index,
-        meta.external_path,
-    )
-
-
-@dataclass(frozen=True)
-class ReplayResult:
-    """Live ADD entries in first-added order, and DELETE entries whose file was never added
-    (a spec violation when replaying a snapshot's complete history)."""
-
-    live: list[ManifestEntry]
-    unmatched_deletes: list[ManifestEntry] = field(default_factory=list)
-
-
-def compute_live_entries(entries: Iterable[ManifestEntry]) -> ReplayResult:
-    """Replay ADD and DELETE entries in order (rule 1)."""
-    live: dict[FileIdentifier, ManifestEntry] = {}
-    unmatched: list[ManifestEntry] = []
-    for entry in entries:
-        identifier = compute_file_identifier(entry)
-        if entry.kind is FileKind.ADD:
-            live[identifier] = entry
-        elif identifier in live:
-            del live[identifier]
-        else:
-            unmatched.append(entry)
-    return ReplayResult(list(live.values()), unmatched)
+# The file identity and the replay (rule 1) live in reference.spec.file_entry, shared with
+# spark_impl; they are re-exported here, where the reference's planning starts.
 
 
 # --------------------------------------------------------------------------------------------
@@ -266,20 +236,6 @@ class DataSplit:
     @property
     def row_count(self) -> int:
         return sum(f.row_count for f in self.files)
-
-
-def compute_bucket_path(table_root: str, schema: TableSchema, partition: Row, bucket: int) -> str:
-    """The directory of a partition and bucket, its partition values rendered as Java does."""
-    options = schema.core_options
-    spec = layout.compute_partition_spec(
-        schema.partition_type.fields,
-        partition,
-        default_name=options.partition_default_name,
-        legacy_name=options.partition_legacy_name,
-    )
-    return layout.bucket_path(
-        table_root, spec, bucket, data_file_path_directory=options.data_file_path_directory
-    )
 
 
 def compute_index_file_path(table_root: str, schema: TableSchema, entry: IndexManifestEntry) -> str:
