@@ -190,3 +190,18 @@ def test_java_reads_after_each_procedure(java_harness: Any, tmp_path: Path) -> N
     agree()
     assert java_harness.list_tags(root) == {}
     assert_valid(root)
+
+
+@pytest.mark.spark
+def test_procedures_run_their_work_as_spark_jobs(spark: Any, tmp_path: Path) -> None:
+    """With a SparkSession the compaction tasks and the deletes run as Spark jobs."""
+    root = make_table(tmp_path, **{"num-sorted-run.compaction-trigger": "10"})
+    Table.open(IO, root).write([(9, 9, "a")])  # an uncommitted file: an orphan
+    before = reference_rows(IO, root)
+    compacted = procedures.compact(spark, root, full=True)
+    assert compacted.changed and reference_rows(IO, root) == before
+    cleaned = procedures.remove_orphan_files(spark, root, now_millis=FAR_FUTURE)
+    assert cleaned.changed and all(path.endswith(".parquet") for path in cleaned.files)
+    expired = procedures.expire_snapshots(spark, root, retain_max=1, retain_min=1)
+    assert expired.changed and reference_rows(IO, root) == before
+    assert_valid(root)
