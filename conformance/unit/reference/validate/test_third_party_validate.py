@@ -1,7 +1,8 @@
 """Issue 22 must-show 3: ``paimon-kit validate --deep --all-snapshots`` is clean (no finding of
 any severity, exit status 0) on every table under ``../shared/third-party``, branch directories
 (``<table>/branch/branch-<name>``) validated on their own included. None of the READMEs there
-calls a table invalid, so every one must pass.
+calls a table invalid, so every one must pass. ``../shared`` holds no branch directory today,
+so a Java-0.9-written table with a branch (and MAP values keyed by arrays) stands in for one.
 
 The validator still fails genuinely broken copies: a ``.blob`` file whose record no longer
 matches its CRC-32 (``--deep`` decodes every record), whose index was damaged, or a BLOB
@@ -21,7 +22,10 @@ from typing import Any
 import pytest
 
 from conformance.conftest import THIRD_PARTY
+from conformance.java.harness import BranchTable, JavaHarness
 from reference.io import LocalFileIO
+from reference.spec import types as t
+from reference.spec.data import PairMap
 from reference.validate import ValidateOptions, compute_exit_code, validate
 
 BLOB_TABLE = ("paimon-cpp", "db_with_blob.db", "table_with_blob")
@@ -145,3 +149,34 @@ def test_a_missing_blob_file_is_an_error(blob_copy: Path) -> None:
 def test_the_third_party_tree_has_no_branch_the_walk_misses() -> None:
     branches = [p for p in THIRD_PARTY.rglob("branch-*") if p.is_dir()]
     assert all(p in find_table_dirs(THIRD_PARTY) for p in branches)
+
+
+@pytest.mark.java
+def test_java_written_branch_directories_validate_clean(
+    java_harness: JavaHarness, tmp_path: Path
+) -> None:
+    """A Java 0.9 primary-key table with a tag, a branch made from it and commits on both: the
+    warehouse and the branch directory on its own validate clean (``--deep --all-snapshots``)."""
+    root = tmp_path / "w" / "db.db" / "t"
+    fields = [
+        t.DataField(0, "k", t.IntType(nullable=False)),
+        t.DataField(1, "p", t.VarCharType(t.MAX_LENGTH, nullable=False)),
+        t.DataField(2, "v", t.MapType(t.ArrayType(t.IntType()), t.DoubleType())),
+    ]
+    java_harness.create_table(
+        root, fields, primary_keys=["k", "p"], partition_keys=["p"], options={"bucket": "2"}
+    )
+    java_harness.write(
+        root, [(i, "ab"[i % 2], PairMap([([i], i / 2)])) for i in range(8)], commit=True
+    )
+    java_harness.create_tag(root, "t1", snapshot_id=1)
+    java_harness.create_branch(root, "b", from_tag="t1")
+    java_harness.write(BranchTable(root, "b"), [(1, "b", None), (9, "a", {})], commit=True)
+    java_harness.write(root, [(2, "a", PairMap([([], 0.0)]))], commit=True)
+    branch_dir = root / "branch" / "branch-b"
+    assert find_table_dirs(tmp_path) == [root, branch_dir]
+    for target in compute_validate_targets(tmp_path):
+        report = run_validate(target)
+        assert report["returncode"] == 0, (target, report.get("unreadable"), findings(report))
+        assert findings(report) == [], target
+        assert all(table["checked"]["snapshots"] >= 1 for table in report["tables"]), target
