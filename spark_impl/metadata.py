@@ -33,8 +33,8 @@ from reference.errors import (
     naming_file,
 )
 from reference.io import FileIO
+from reference.spec.file_entry import compute_file_identifier, compute_live_entries
 from reference.spec.manifest import (
-    FileKind,
     IndexManifestEntry,
     ManifestEntry,
     ManifestFileMeta,
@@ -228,30 +228,13 @@ def read_manifest(file_io: FileIO, table_root: str, name: str) -> list[ManifestE
     return _read_manifest_file(file_io, table_root, name, decode_manifest_entries)
 
 
-def file_identity(entry: ManifestEntry) -> tuple[Any, ...]:
-    """Java ``FileEntry.Identifier``: what makes two entries name the same file."""
-    meta = entry.file
-    return (
-        entry.partition,
-        entry.bucket,
-        meta.level,
-        meta.file_name,
-        meta.extra_files,
-        meta.embedded_index,
-        meta.external_path,
-    )
+file_identity = compute_file_identifier
+"""Java ``FileEntry.Identifier`` (the rule lives in ``reference.spec.file_entry``)."""
 
 
 def replay_entries(entries: Sequence[ManifestEntry]) -> list[ManifestEntry]:
-    """Step 3: the live ADD entries, in first-added order."""
-    live: dict[tuple[Any, ...], ManifestEntry] = {}
-    for entry in entries:
-        identity = file_identity(entry)
-        if entry.kind is FileKind.ADD:
-            live[identity] = entry
-        else:
-            live.pop(identity, None)
-    return list(live.values())
+    """Step 3: the live ADD entries, in first-added order (``reference.spec.file_entry`` rule 2)."""
+    return compute_live_entries(entries).live
 
 
 def read_snapshot_manifests(
