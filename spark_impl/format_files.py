@@ -18,14 +18,6 @@ import pyarrow as pa
 
 from reference import layout
 from reference.errors import InvalidOptionError, naming_file
-from reference.format_table import (
-    FILE_FORMAT_OPTION,
-    FormatTable,
-    FormatTableFormat,
-    compute_csv_options,
-    decode_csv_file,
-    parse_format,
-)
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.casts import cast_value
@@ -34,6 +26,14 @@ from reference.spec.file_format import (
     compute_arrow_type,
     decode_data_file,
     rows_to_arrow,
+)
+from reference.spec.format_table import (
+    FILE_FORMAT_OPTION,
+    FormatTable,
+    FormatTableFormat,
+    compute_csv_options,
+    decode_csv_file,
+    parse_format,
 )
 from spark_impl.spark_types import to_paimon_fields
 

@@ -46,15 +46,15 @@ import pyarrow as pa
 
 from reference import layout
 from reference.errors import SpecViolation
-from reference.format_table import (
+from reference.io import FileIO, file_io_for
+from reference.spec.file_format import arrow_to_rows
+from reference.spec.format_table import (
     FILE_FORMAT_OPTION,
     FormatTable,
     FormatTableFormat,
     compute_csv_options,
     encode_format_file,
 )
-from reference.io import FileIO, file_io_for
-from reference.spec.file_format import arrow_to_rows
 from spark_impl.format_files import (
     ENGINE_IMPLEMENTATION,
     compute_source_options,
