@@ -32,11 +32,13 @@ Input: one Arrow table holding every record of a bucket in the read schema plus
 Semantics follow Paimon main as the reference does (e.g. integer ``sum`` overflow is an error).
 """
 
+# ruff: noqa: PLC0414 -- `import X as X` re-exports what callers of the merge read from
+# spark_impl.merge_common (the merge configuration, key segments, row-kind bytes).
+
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -45,23 +47,44 @@ import pyarrow.compute as pc
 
 from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature
 from reference.spec import types as t
-from reference.spec.data import RowKind, decimal_from_unscaled, decimal_unscaled
+from reference.spec.aggregate_kind import LEGACY_NAMES, AggregateKind
+from reference.spec.data import decimal_from_unscaled, decimal_unscaled
 from reference.spec.data_file import SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, is_java_blank
+from reference.spec.java_numbers import LONG_MAX, LONG_MIN
 from reference.spec.options import MergeEngine
 from reference.spec.schema import TableSchema
+from spark_impl.merge_common import (
+    COMPACT_DECIMAL_PRECISION,
+    RETRACTABLE,
+    UNSUPPORTED_FUNCTIONS,
+    UPDATE_AFTER,
+    FieldFunction,
+    SequenceGroup,
+)
+from spark_impl.merge_common import (
+    DELETE as DELETE,
+)
+from spark_impl.merge_common import (
+    INSERT as INSERT,
+)
+from spark_impl.merge_common import (
+    MergeConfig as MergeConfig,
+)
+from spark_impl.merge_common import (
+    Segments as Segments,
+)
+from spark_impl.merge_common import (
+    compute_segments as compute_segments,
+)
+from spark_impl.merge_slow import merge_slow
 
 ORDER_COLUMN = "_INPUT_ORDER"
 SEQUENCE_COLUMN = SEQUENCE_NUMBER_FIELD.name
 KIND_COLUMN = VALUE_KIND_FIELD.name
 
-INSERT = RowKind.INSERT.byte_value
-UPDATE_AFTER = RowKind.UPDATE_AFTER.byte_value
-DELETE = RowKind.DELETE.byte_value
 
-LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 SAFE_INT64_SUM = 2.0**62
 """Below this total magnitude an int64 cumulative sum cannot overflow."""
-COMPACT_DECIMAL_PRECISION = 18
 FLOAT32_NAN_BITS = 0x7FC00000
 FLOAT64_NAN_BITS = 0x7FF8000000000000
 FLOAT32_MAGNITUDE = 0x7FFFFFFF
@@ -72,115 +95,11 @@ FLOAT64_MAGNITUDE = 0x7FFFFFFFFFFFFFFF
 # --------------------------------------------------------------------------------------------
 
 
-class Fn(Enum):
-    """Aggregate functions by their option name (``primary-key`` is internal)."""
-
-    SUM = "sum"
-    PRODUCT = "product"
-    MAX = "max"
-    MIN = "min"
-    LAST_VALUE = "last_value"
-    LAST_NON_NULL_VALUE = "last_non_null_value"
-    LISTAGG = "listagg"
-    BOOL_AND = "bool_and"
-    BOOL_OR = "bool_or"
-    FIRST_VALUE = "first_value"
-    FIRST_NON_NULL_VALUE = "first_non_null_value"
-    RBM32 = "rbm32"
-    RBM64 = "rbm64"
-    NESTED_UPDATE = "nested_update"
-    NESTED_PARTIAL_UPDATE = "nested_partial_update"
-    COLLECT = "collect"
-    MERGE_MAP = "merge_map"
-    MERGE_MAP_WITH_KEYTIME = "merge_map_with_keytime"
-    THETA_SKETCH = "theta_sketch"
-    HLL_SKETCH = "hll_sketch"
-    PRIMARY_KEY = "primary-key"
-
-
-LEGACY_FUNCTION_NAMES = {"first_not_null_value": Fn.FIRST_NON_NULL_VALUE}
-RETRACTABLE = frozenset(
-    {
-        Fn.SUM,
-        Fn.PRODUCT,
-        Fn.LAST_VALUE,
-        Fn.LAST_NON_NULL_VALUE,
-        Fn.COLLECT,
-        Fn.MERGE_MAP,
-        Fn.NESTED_UPDATE,
-        Fn.PRIMARY_KEY,
-    }
-)
-UNSUPPORTED_FUNCTIONS = frozenset(
-    {
-        Fn.RBM64,
-        Fn.NESTED_UPDATE,
-        Fn.NESTED_PARTIAL_UPDATE,
-        Fn.MERGE_MAP_WITH_KEYTIME,
-        Fn.THETA_SKETCH,
-        Fn.HLL_SKETCH,
-    }
-)
-SLOW_FUNCTIONS = frozenset({Fn.COLLECT, Fn.MERGE_MAP, Fn.RBM32})
-
-
-@dataclass(frozen=True)
-class FieldFunction:
-    """One field's aggregate function and its settings."""
-
-    fn: Fn
-    ignore_retract: bool = False
-    delimiter: str = ","
-    distinct: bool = False
-
-
-@dataclass(frozen=True)
-class SequenceGroup:
-    """``fields.<s...>.sequence-group = <protected...>`` as field positions."""
-
-    sequence: tuple[int, ...]
-    protected: tuple[int, ...]
-    removes_record: bool = False
-
-    @property
-    def members(self) -> frozenset[int]:
-        return frozenset(self.sequence) | frozenset(self.protected)
-
-
-@dataclass(frozen=True)
-class MergeConfig:
-    """What merging one key needs, resolved from the table schema."""
-
-    engine: MergeEngine
-    fields: tuple[t.DataField, ...]
-    key_names: tuple[str, ...]
-    ignore_delete: bool = False
-    sequence_fields: tuple[str, ...] = ()
-    sequence_ascending: bool = True
-    remove_record_on_delete: bool = False
-    functions: tuple[FieldFunction | None, ...] = ()
-    groups: tuple[SequenceGroup, ...] = ()
-
-    @property
-    def needs_slow_path(self) -> bool:
-        if self.engine is MergeEngine.PARTIAL_UPDATE:
-            return bool(self.groups) or any(
-                f is not None and f.fn not in (Fn.LAST_NON_NULL_VALUE, Fn.PRIMARY_KEY)
-                for f in self.functions
-            )
-        if self.engine is MergeEngine.AGGREGATE:
-            return self.remove_record_on_delete or any(
-                f is not None and (f.fn in SLOW_FUNCTIONS or (f.fn is Fn.LISTAGG and f.distinct))
-                for f in self.functions
-            )
-        return False
-
-
-def parse_function(name: str, option: str) -> Fn:
-    if name in LEGACY_FUNCTION_NAMES:
-        return LEGACY_FUNCTION_NAMES[name]
-    for fn in Fn:
-        if fn.value == name and fn is not Fn.PRIMARY_KEY:
+def parse_function(name: str, option: str) -> AggregateKind:
+    if name in LEGACY_NAMES:
+        return LEGACY_NAMES[name]
+    for fn in AggregateKind:
+        if fn.value == name and fn is not AggregateKind.PRIMARY_KEY:
             return fn
     raise InvalidOptionError(option, name, "unsupported aggregate function")
 
@@ -207,15 +126,15 @@ def _aggregation_functions(schema: TableSchema) -> tuple[FieldFunction | None, .
         name = data_field.name
         own = options.field_aggregate_function(name)
         if name in sequence:
-            functions.append(FieldFunction(Fn.LAST_VALUE))
+            functions.append(FieldFunction(AggregateKind.LAST_VALUE))
         elif name in schema.primary_keys:
-            functions.append(FieldFunction(Fn.PRIMARY_KEY))
+            functions.append(FieldFunction(AggregateKind.PRIMARY_KEY))
         elif own is not None:
             functions.append(_field_function(schema, name, own, f"fields.{name}"))
         elif default is not None:
             functions.append(_field_function(schema, name, default, "default"))
         else:
-            functions.append(FieldFunction(Fn.LAST_NON_NULL_VALUE))
+            functions.append(FieldFunction(AggregateKind.LAST_NON_NULL_VALUE))
     return tuple(functions)
 
 
@@ -250,7 +169,7 @@ def _partial_update_functions(
         if index in sequence:
             functions.append(None)
         elif name in schema.primary_keys:
-            functions.append(FieldFunction(Fn.PRIMARY_KEY))
+            functions.append(FieldFunction(AggregateKind.PRIMARY_KEY))
         elif own is not None:
             functions.append(_field_function(schema, name, own, f"fields.{name}"))
         elif default is not None:
@@ -364,29 +283,6 @@ def compute_segment_starts(table: pa.Table, key_names: tuple[str, ...]) -> np.nd
         differs = pc.not_equal(column.slice(1), column.slice(0, n - 1)).fill_null(True)
         boundary[1:] |= differs.to_numpy(zero_copy_only=False)
     return np.flatnonzero(boundary)
-
-
-@dataclass(frozen=True)
-class Segments:
-    """Key segments of a sorted table: starts, ends (inclusive), group of each row."""
-
-    starts: np.ndarray
-    ends: np.ndarray
-    group_of: np.ndarray
-
-    @property
-    def count(self) -> int:
-        return len(self.starts)
-
-    @property
-    def sizes(self) -> np.ndarray:
-        return np.asarray(self.ends - self.starts + 1)
-
-
-def compute_segments(starts: np.ndarray, n: int) -> Segments:
-    ends = np.append(starts[1:], n) - 1
-    group_of = np.repeat(np.arange(len(starts)), ends - starts + 1)
-    return Segments(starts, ends, group_of)
 
 
 def last_where(mask: np.ndarray, segments: Segments) -> np.ndarray:
@@ -778,19 +674,19 @@ def agg_primary_key(field: FieldInput) -> pa.Array:
     return field.column.take(pa.array(field.segments.ends))
 
 
-VECTORIZED: dict[Fn, Callable[[FieldInput], pa.Array]] = {
-    Fn.PRIMARY_KEY: agg_primary_key,
-    Fn.LAST_VALUE: agg_last_value,
-    Fn.LAST_NON_NULL_VALUE: agg_last_non_null_value,
-    Fn.FIRST_VALUE: agg_first_value,
-    Fn.FIRST_NON_NULL_VALUE: agg_first_non_null_value,
-    Fn.MIN: agg_min,
-    Fn.MAX: agg_max,
-    Fn.BOOL_AND: agg_bool_and,
-    Fn.BOOL_OR: agg_bool_or,
-    Fn.SUM: agg_sum,
-    Fn.PRODUCT: agg_product,
-    Fn.LISTAGG: agg_listagg,
+VECTORIZED: dict[AggregateKind, Callable[[FieldInput], pa.Array]] = {
+    AggregateKind.PRIMARY_KEY: agg_primary_key,
+    AggregateKind.LAST_VALUE: agg_last_value,
+    AggregateKind.LAST_NON_NULL_VALUE: agg_last_non_null_value,
+    AggregateKind.FIRST_VALUE: agg_first_value,
+    AggregateKind.FIRST_NON_NULL_VALUE: agg_first_non_null_value,
+    AggregateKind.MIN: agg_min,
+    AggregateKind.MAX: agg_max,
+    AggregateKind.BOOL_AND: agg_bool_and,
+    AggregateKind.BOOL_OR: agg_bool_or,
+    AggregateKind.SUM: agg_sum,
+    AggregateKind.PRODUCT: agg_product,
+    AggregateKind.LISTAGG: agg_listagg,
 }
 
 
@@ -860,8 +756,6 @@ def merge_sorted(
     """Merge the key segments of a sorted table with the table's engine."""
     names = [f.name for f in config.fields]
     if config.needs_slow_path:
-        from spark_impl.merge_slow import merge_slow  # noqa: PLC0415 (it imports this module)
-
         return merge_slow(ordered, segments, kinds, config)
     if config.engine is MergeEngine.DEDUPLICATE:
         return merge_deduplicate(ordered, segments, is_add_kind(kinds)).select(names)

@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from reference.errors import SpecViolation, UnsupportedFeature
 from reference.spec import types as t
+from reference.spec.aggregate_kind import AggregateKind
 from reference.spec.compare import compare_values
 from reference.spec.data import decimal_from_unscaled, decimal_unscaled
 from reference.spec.data_file import is_java_blank
@@ -35,20 +36,17 @@ from reference.spec.java_hashing import (
     compute_java_hash_map,
     compute_java_hash_set,
 )
+from reference.spec.java_numbers import LONG_MAX, LONG_MIN
 from reference.spec.options import MergeEngine
-from spark_impl.merge import (
+from spark_impl.merge_common import (
+    COMPACT_DECIMAL_PRECISION,
     DELETE,
-    LONG_MAX,
-    LONG_MIN,
     RETRACTABLE,
     FieldFunction,
-    Fn,
     MergeConfig,
     Segments,
     SequenceGroup,
 )
-
-COMPACT_DECIMAL_PRECISION = 18
 
 
 @dataclass
@@ -68,7 +66,7 @@ def _float32(value: float) -> float:
     return float(np.float32(value))
 
 
-def _checked(value: int, data_type: t.DataType, fn: Fn) -> int:
+def _checked(value: int, data_type: t.DataType, fn: AggregateKind) -> int:
     bits = {
         t.TypeRoot.TINYINT: 8,
         t.TypeRoot.SMALLINT: 16,
@@ -99,7 +97,7 @@ def _sum(acc: Any, value: Any, data_type: t.DataType, sign: int) -> Any:
         return _float32(acc + sign * value)
     if data_type.root is t.TypeRoot.DOUBLE:
         return acc + sign * value
-    return _checked(acc + sign * value, data_type, Fn.SUM)
+    return _checked(acc + sign * value, data_type, AggregateKind.SUM)
 
 
 def _negate(value: Any, data_type: t.DataType) -> Any:
@@ -107,7 +105,7 @@ def _negate(value: Any, data_type: t.DataType) -> Any:
         return _decimal_fit(-decimal_unscaled(value, data_type.scale), data_type)
     if data_type.root in t.FLOATING_ROOTS:
         return -value
-    return _checked(-value, data_type, Fn.SUM)
+    return _checked(-value, data_type, AggregateKind.SUM)
 
 
 def _product(acc: Any, value: Any, data_type: t.DataType) -> Any:
@@ -117,7 +115,7 @@ def _product(acc: Any, value: Any, data_type: t.DataType) -> Any:
         return _float32(acc * value)
     if data_type.root is t.TypeRoot.DOUBLE:
         return acc * value
-    return _checked(acc * value, data_type, Fn.PRODUCT)
+    return _checked(acc * value, data_type, AggregateKind.PRODUCT)
 
 
 def _divide(acc: Any, value: Any, data_type: t.DataType) -> Any:
@@ -130,7 +128,9 @@ def _divide(acc: Any, value: Any, data_type: t.DataType) -> Any:
     if value == 0:
         raise SpecViolation("product cannot retract: division by zero", code="MERGE_ARITHMETIC")
     quotient = abs(acc) // abs(value)
-    return _checked(quotient if (acc < 0) == (value < 0) else -quotient, data_type, Fn.PRODUCT)
+    return _checked(
+        quotient if (acc < 0) == (value < 0) else -quotient, data_type, AggregateKind.PRODUCT
+    )
 
 
 def _listagg(acc: Any, value: Any, function: FieldFunction) -> Any:
@@ -208,44 +208,44 @@ def _retract_merge_map(acc: Any, value: Any, data_type: t.DataType) -> Any:
 def _combine(function: FieldFunction, data_type: t.DataType, acc: Any, value: Any) -> Any:
     """``agg(accumulator, value)`` of the stateless functions."""
     fn = function.fn
-    if fn in (Fn.PRIMARY_KEY, Fn.LAST_VALUE):
+    if fn in (AggregateKind.PRIMARY_KEY, AggregateKind.LAST_VALUE):
         return value
-    if fn is Fn.LAST_NON_NULL_VALUE:
+    if fn is AggregateKind.LAST_NON_NULL_VALUE:
         return acc if value is None else value
-    if fn is Fn.LISTAGG:
+    if fn is AggregateKind.LISTAGG:
         return _listagg(acc, value, function)
-    if fn is Fn.COLLECT:
+    if fn is AggregateKind.COLLECT:
         return _collect(acc, value, function, data_type)
     if acc is None or value is None:
         return value if acc is None else acc
-    if fn is Fn.SUM:
+    if fn is AggregateKind.SUM:
         return _sum(acc, value, data_type, 1)
-    if fn is Fn.PRODUCT:
+    if fn is AggregateKind.PRODUCT:
         return _product(acc, value, data_type)
-    if fn is Fn.MAX:
+    if fn is AggregateKind.MAX:
         return value if compare_values(data_type, acc, value) < 0 else acc
-    if fn is Fn.MIN:
+    if fn is AggregateKind.MIN:
         return acc if compare_values(data_type, acc, value) < 0 else value
-    if fn is Fn.BOOL_AND:
+    if fn is AggregateKind.BOOL_AND:
         return bool(acc and value)
-    if fn is Fn.BOOL_OR:
+    if fn is AggregateKind.BOOL_OR:
         return bool(acc or value)
-    if fn is Fn.RBM32:
+    if fn is AggregateKind.RBM32:
         return encode_roaring32(decode_roaring32(acc) | decode_roaring32(value))
-    if fn is Fn.MERGE_MAP:
+    if fn is AggregateKind.MERGE_MAP:
         return _merge_map(acc, value, data_type)
     raise UnsupportedFeature(f"aggregate function '{fn.value}' in spark_impl")
 
 
-def _first(fn: Fn, acc: Acc, accumulator: Any, value: Any) -> None:
-    if acc.initialized or (fn is Fn.FIRST_NON_NULL_VALUE and value is None):
+def _first(fn: AggregateKind, acc: Acc, accumulator: Any, value: Any) -> None:
+    if acc.initialized or (fn is AggregateKind.FIRST_NON_NULL_VALUE and value is None):
         acc.value = accumulator
     else:
         acc.value, acc.initialized = value, True
 
 
 def apply_add(function: FieldFunction, data_type: t.DataType, acc: Acc, value: Any) -> None:
-    if function.fn in (Fn.FIRST_VALUE, Fn.FIRST_NON_NULL_VALUE):
+    if function.fn in (AggregateKind.FIRST_VALUE, AggregateKind.FIRST_NON_NULL_VALUE):
         _first(function.fn, acc, acc.value, value)
     else:
         acc.value = _combine(function, data_type, acc.value, value)
@@ -255,9 +255,9 @@ def apply_add_reversed(
     function: FieldFunction, data_type: t.DataType, acc: Acc, value: Any
 ) -> None:
     """An added record older than the state: the sides swap (``collect`` keeps them)."""
-    if function.fn is Fn.COLLECT and not function.ignore_retract:
+    if function.fn is AggregateKind.COLLECT and not function.ignore_retract:
         apply_add(function, data_type, acc, value)
-    elif function.fn in (Fn.FIRST_VALUE, Fn.FIRST_NON_NULL_VALUE):
+    elif function.fn in (AggregateKind.FIRST_VALUE, AggregateKind.FIRST_NON_NULL_VALUE):
         _first(function.fn, acc, value, acc.value)
     else:
         acc.value = _combine(function, data_type, value, acc.value)
@@ -272,23 +272,23 @@ def apply_retract(function: FieldFunction, data_type: t.DataType, acc: Acc, valu
             f"aggregate function '{fn.value}' does not support retraction",
             code="MERGE_RETRACT_UNSUPPORTED",
         )
-    if fn is Fn.PRIMARY_KEY:
+    if fn is AggregateKind.PRIMARY_KEY:
         acc.value = value
-    elif fn is Fn.LAST_VALUE:
+    elif fn is AggregateKind.LAST_VALUE:
         acc.value = None
-    elif fn is Fn.LAST_NON_NULL_VALUE:
+    elif fn is AggregateKind.LAST_NON_NULL_VALUE:
         acc.value = acc.value if value is None else None
-    elif fn is Fn.SUM:
+    elif fn is AggregateKind.SUM:
         if acc.value is None:
             acc.value = None if value is None else _negate(value, data_type)
         elif value is not None:
             acc.value = _sum(acc.value, value, data_type, -1)
-    elif fn is Fn.PRODUCT:
+    elif fn is AggregateKind.PRODUCT:
         if acc.value is not None and value is not None:
             acc.value = _divide(acc.value, value, data_type)
-    elif fn is Fn.COLLECT:
+    elif fn is AggregateKind.COLLECT:
         acc.value = _retract_collect(acc.value, value, data_type)
-    elif fn is Fn.MERGE_MAP:
+    elif fn is AggregateKind.MERGE_MAP:
         acc.value = _retract_merge_map(acc.value, value, data_type)
     else:
         raise UnsupportedFeature(f"retracting '{fn.value}' in spark_impl")

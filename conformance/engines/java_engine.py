@@ -29,8 +29,9 @@ from conformance.engines.base import (
 from conformance.java import build as java_build
 from conformance.java.harness import Change as JavaChange
 from conformance.java.harness import JavaHarness, JavaHarnessError, java_unavailable_reason
-from reference.merge.aggregate_functions import MAIN_ONLY_KINDS, AggregateKind
+from reference.merge.aggregate_functions import MAIN_ONLY_KINDS
 from reference.spec import types as t
+from reference.spec.aggregate_kind import AggregateKind
 from reference.spec.data import Value
 
 NAME = "java"

@@ -38,10 +38,10 @@ from reference.catalog.jdbc import URI_OPTION as JDBC_URI_OPTION
 from reference.catalog.jdbc import JdbcCatalog
 from reference.catalog.views import View, ViewAlreadyExistsError, ViewNotFoundError
 from reference.io import LocalFileIO
-from reference.merge.aggregate_functions import AggregateKind
 from reference.spec import predicate as p
 from reference.spec import schema as s
 from reference.spec import types as t
+from reference.spec.aggregate_kind import AggregateKind
 from reference.spec.data import RowKind, Value
 from reference.store import expire as store_expire
 from reference.store import metadata, query

@@ -57,6 +57,7 @@ from reference.merge.sketches import (
     compute_theta_union,
 )
 from reference.spec import types as t
+from reference.spec.aggregate_kind import LEGACY_NAMES, AggregateKind
 from reference.spec.binary_row import compute_binary_row_hash, encode_binary_row
 from reference.spec.data import Value, decimal_unscaled
 from reference.spec.file_index.java_order import compute_hash_map_order
@@ -73,37 +74,6 @@ from reference.spec.java_numbers import INT_MIN as JAVA_INT_MIN
 # --------------------------------------------------------------------------------------------
 
 
-class AggregateKind(Enum):
-    """The identifiers accepted by ``fields.<f>.aggregate-function`` (Java factory ``NAME``)."""
-
-    SUM = "sum"
-    PRODUCT = "product"
-    MAX = "max"
-    MIN = "min"
-    LAST_VALUE = "last_value"
-    LAST_NON_NULL_VALUE = "last_non_null_value"
-    LISTAGG = "listagg"
-    BOOL_AND = "bool_and"
-    BOOL_OR = "bool_or"
-    FIRST_VALUE = "first_value"
-    FIRST_NON_NULL_VALUE = "first_non_null_value"
-    RBM32 = "rbm32"
-    RBM64 = "rbm64"
-    NESTED_UPDATE = "nested_update"
-    NESTED_PARTIAL_UPDATE = "nested_partial_update"
-    COLLECT = "collect"
-    MERGE_MAP = "merge_map"
-    MERGE_MAP_WITH_KEYTIME = "merge_map_with_keytime"
-    THETA_SKETCH = "theta_sketch"
-    HLL_SKETCH = "hll_sketch"
-    PRIMARY_KEY = "primary-key"
-    """Internal: what primary-key fields use (the input value, also on retraction)."""
-
-
-LEGACY_NAMES: Mapping[str, AggregateKind] = {
-    "first_not_null_value": AggregateKind.FIRST_NON_NULL_VALUE,
-}
-"""Old spellings Java still accepts."""
 
 REMOVED_NAMES: Mapping[str, str] = {
     "count": "removed in Paimon 0.9 (it cannot retract correctly); use sum over 1/0 values",

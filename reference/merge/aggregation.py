@@ -29,7 +29,6 @@ from reference.merge.aggregate_functions import (
     AGGREGATE_FUNCTION_SUFFIX,
     FIELDS_PREFIX,
     NOT_NULL_ERROR,
-    AggregateKind,
     AggState,
     FieldAggregator,
     apply_agg,
@@ -40,6 +39,7 @@ from reference.merge.aggregate_functions import (
 )
 from reference.merge.fold import MergeFold, fold_records
 from reference.spec import types as t
+from reference.spec.aggregate_kind import AggregateKind
 from reference.spec.data import Row, RowKind
 from reference.spec.key_value import KeyValue
 

@@ -42,7 +42,6 @@ from reference.merge.aggregate_functions import (
     AGGREGATE_FUNCTION_SUFFIX,
     FIELDS_PREFIX,
     NOT_NULL_ERROR,
-    AggregateKind,
     AggState,
     FieldAggregator,
     apply_agg,
@@ -55,6 +54,7 @@ from reference.merge.aggregate_functions import (
 from reference.merge.fold import MergeFold, fold_records
 from reference.merge.sequence import SequenceFields, compare_sequence
 from reference.spec import types as t
+from reference.spec.aggregate_kind import AggregateKind
 from reference.spec.data import Row, RowKind
 from reference.spec.key_value import KeyValue
 from reference.spec.options import IGNORE_DELETE_OPTION as IGNORE_DELETE

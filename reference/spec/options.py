@@ -49,6 +49,7 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from reference.errors import InvalidOptionError
+from reference.spec.aggregate_kind import AGGREGATE_FUNCTION_NAMES
 from reference.spec.java_numbers import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from reference.spec.units import (
     NANOS_PER_MICRO,
@@ -610,32 +611,7 @@ STATS_MODE_COUNTS = "counts"
 STATS_MODE_FULL = "full"
 _STATS_MODE_TRUNCATE = re.compile(r"TRUNCATE\(([0-9]+)\)")
 
-AGGREGATE_FUNCTIONS = frozenset(
-    {
-        "sum",
-        "product",
-        "max",
-        "min",
-        "last_value",
-        "last_non_null_value",
-        "first_value",
-        "first_non_null_value",
-        "first_not_null_value",
-        "listagg",
-        "bool_and",
-        "bool_or",
-        "collect",
-        "merge_map",
-        "merge_map_with_keytime",
-        "nested_update",
-        "nested_partial_update",
-        "theta_sketch",
-        "hll_sketch",
-        "rbm32",
-        "rbm64",
-        "primary-key",
-    }
-)
+AGGREGATE_FUNCTIONS = AGGREGATE_FUNCTION_NAMES
 """Names ``fields.<f>.aggregate-function`` accepts in 0.9.0 or main (case-sensitive);
 ``first_not_null_value`` is the legacy spelling of ``first_non_null_value``;
 ``merge_map_with_keytime`` and ``nested_partial_update`` are main only."""

@@ -19,9 +19,9 @@ from reference.errors import (
     SpecViolation,
 )
 from reference.merge import aggregate_functions as af
-from reference.merge.aggregate_functions import AggregateKind as K
 from reference.merge.aggregate_functions import AggState
 from reference.spec import types as t
+from reference.spec.aggregate_kind import AggregateKind as K
 from reference.spec.data import Timestamp
 
 STRING = t.VarCharType(t.MAX_LENGTH)

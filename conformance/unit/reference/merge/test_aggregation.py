@@ -27,10 +27,11 @@ from conformance.unit.reference.merge.helpers import (
     row_type,
 )
 from reference.errors import InvalidOptionError, SpecViolation
-from reference.merge.aggregate_functions import RETRACT_UNSUPPORTED_ERROR, AggregateKind
+from reference.merge.aggregate_functions import RETRACT_UNSUPPORTED_ERROR
 from reference.merge.aggregation import merge_aggregation
 from reference.merge.engine import compute_merge_setup, create_merge_function
 from reference.spec import types as t
+from reference.spec.aggregate_kind import AggregateKind
 from reference.spec.data import RowKind
 
 AGG = {"merge-engine": "aggregation"}
