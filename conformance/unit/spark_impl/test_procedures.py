@@ -5,6 +5,7 @@ them); ``test_jobs`` covers the Spark jobs they wrap."""
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from reference.errors import SnapshotNotFoundError, SpecViolation
 from reference.io import LocalFileIO
 from reference.spec.snapshot import decode_tag
 from reference.table import Table
-from spark_impl import procedures
+from spark_impl import jobs, procedures
 
 IO = LocalFileIO()
 FAR_FUTURE = 2**62
@@ -90,6 +91,15 @@ def test_expire_and_compact_say_why_nothing_happened(tmp_path: Path) -> None:
     assert not compacted.changed
     assert "bucket-unaware append table" in compacted.summary
     assert "compaction.min.file-num (5)" in compacted.summary
+
+
+def test_jobs_compact_logs_why_it_committed_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = make_table(tmp_path, primary_keys=())
+    with caplog.at_level(logging.INFO, logger="spark_impl.jobs"):
+        assert jobs.compact(None, root, full=True) == []
+    assert "bucket-unaware append table" in caplog.text and root in caplog.text
 
 
 def test_compact_reports_its_snapshot(tmp_path: Path) -> None:
