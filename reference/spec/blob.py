@@ -14,6 +14,9 @@ Rules:
    own (``_WRITE_COLS`` names the one column) whose ``_FIRST_ROW_ID`` / ``_ROW_COUNT`` cover a
    part of the row id range of the data files they belong to. A ``.blob`` file has no value
    statistics.
+   Newer writers also store an ARRAY<BLOB> column in ``.blob`` files (a record per row holding
+   the array's elements: Java ``ArrayBlobElementSerializer``); this kit refuses reading one
+   with :class:`~reference.errors.UnsupportedFeature`.
 2. A ``.blob`` file is a sequence of records followed by an index and a 5-byte footer. Every
    integer is little-endian. A record is the magic number ``1481511375`` (4 bytes), the value's
    bytes, the record's length (8 bytes: magic + value + 12) and the CRC-32 of the magic, the
@@ -43,6 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeature
+from reference.spec import types as t
 from reference.spec.data_file import DataFileMeta
 from reference.spec.row_tracking import compute_row_id_range, is_blob_file
 
@@ -71,6 +75,16 @@ _VARINT_PAYLOAD = 0x7F
 _VARINT_CONTINUE = 0x80
 _VARINT_BITS = 7
 _MAX_VARINT_SHIFT = 63
+
+
+def is_blob_array(data_type: t.DataType) -> bool:
+    """Whether ``data_type`` is ARRAY<BLOB>, the other type a ``.blob`` file may hold."""
+    return isinstance(data_type, t.ArrayType) and data_type.element.root is t.TypeRoot.BLOB
+
+
+def is_blob_file_type(data_type: t.DataType) -> bool:
+    """Whether a ``.blob`` file may hold a column of ``data_type`` (rule 1)."""
+    return data_type.root is t.TypeRoot.BLOB or is_blob_array(data_type)
 
 
 def decode_delta_varints(data: bytes) -> list[int]:

@@ -91,6 +91,7 @@ from reference.spec.blob import (
     BLOB_DESCRIPTOR_FIELD_OPTION,
     BLOB_VIEW_FIELD_OPTION,
     decode_blob_file,
+    is_blob_array,
 )
 from reference.spec.data import (
     EPOCH_DATE,
@@ -1162,6 +1163,8 @@ def decode_blob_data_file(data: bytes, fields: Sequence[t.DataField]) -> pa.Tabl
     """The column of a whole ``.blob`` file (:mod:`reference.spec.blob`) as a canonical Arrow
     table: ``fields`` is the one BLOB column the file's ``_WRITE_COLS`` names, or nothing (the
     row count only). Bad bytes raise :class:`PaimonFormatError`. Java ``BlobFormatReader``."""
+    if fields and is_blob_array(fields[0].type):
+        raise UnsupportedFeature(f"ARRAY<BLOB> column '{fields[0].name}' in .blob files")
     values = decode_blob_file(data)
     if not fields:
         return _empty_table(len(values))

@@ -37,7 +37,7 @@ from reference.errors import PaimonFormatError, PaimonKitError, naming_file
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
-from reference.spec.blob import decode_blob_index
+from reference.spec.blob import decode_blob_index, is_blob_file_type
 from reference.spec.compare import compare_rows
 from reference.spec.data_file import DataFileMeta
 from reference.spec.file_format import (
@@ -140,9 +140,10 @@ def check_footer(
     found: list[tuple[r.Rule, str]] = []
     if is_blob_file(meta.file_name):
         missing = []
-        types = {f.name: f.type.root for f in file_schema.fields}
+        types = {f.name: f.type for f in file_schema.fields}
         columns = list(meta.write_cols or ())
-        if len(columns) != 1 or types.get(columns[0]) is not t.TypeRoot.BLOB:
+        held = types.get(columns[0]) if len(columns) == 1 else None
+        if held is None or not is_blob_file_type(held):
             reason = f"a .blob file holds one BLOB column; _WRITE_COLS is {meta.write_cols}"
             found.append((r.Rule.DATA_FILE_COLUMNS, reason))
     else:

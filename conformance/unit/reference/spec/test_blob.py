@@ -22,7 +22,7 @@ from reference.spec.blob import (
     decode_delta_varints,
     select_blob_bunch,
 )
-from reference.spec.file_format import FileFormat, decode_data_file
+from reference.spec.file_format import FileFormat, decode_blob_data_file, decode_data_file
 
 BLOB_TABLE = ("paimon-cpp", "db_with_blob.db", "table_with_blob")
 
@@ -148,3 +148,9 @@ def test_a_blob_column_inside_a_data_file_is_refused_naming_the_options() -> Non
     field = t.DataField(5, "f5", t.BlobType())
     with pytest.raises(UnsupportedFeature, match=r"blob-descriptor-field.*blob-view-field"):
         decode_data_file(sink.getvalue().to_pybytes(), FileFormat.PARQUET, [field])
+
+
+def test_an_array_of_blobs_in_a_blob_file_is_refused() -> None:
+    field = t.DataField(5, "f5", t.ArrayType(t.BlobType()))
+    with pytest.raises(UnsupportedFeature, match="ARRAY<BLOB>"):
+        decode_blob_data_file(blob_file([b"x"]), [field])
