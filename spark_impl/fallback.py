@@ -235,3 +235,12 @@ def plan_fallback(
         splits=splits,
         file_schema_jsons={i: j for i, j in plan.file_schema_jsons.items() if i in used},
     )
+
+
+def plan_with_fallback(
+    file_io: FileIO, table_root: str, travel: TimeTravel, main: ReadPlan
+) -> tuple[ReadPlan, ...]:
+    """The plans of a batch read whose main plan is ``main``: ``main`` alone, or followed by
+    F's plan (the hook of the paimon source's planning)."""
+    added = plan_fallback(file_io, table_root.rstrip("/"), travel, main)
+    return (main,) if added is None else (main, added)
