@@ -16,9 +16,6 @@ PACKAGE_DIR = Path(spark_impl.__file__).parent
 
 KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset(
     {
-        # write.write_task hands cross-partition-update tables to cross_partition, which
-        # builds on the writer (work in progress, issue 19).
-        ("spark_impl.cross_partition", "spark_impl.write"),
         # read hands data-evolution splits to data_evolution, which reads files with read's
         # file reader (a file-reading module below both would end it; read.py's owner).
         ("spark_impl.data_evolution", "spark_impl.read"),
