@@ -28,8 +28,8 @@ from typing import Any
 from reference.errors import InvalidOptionError, PaimonKitError
 from reference.layout import MAIN_BRANCH
 from reference.spec.options import parse_duration
+from reference.spec.units import NANOS_PER_MILLI
 
-NANOS_PER_MILLI = 1_000_000
 EXIT_OK = 0
 
 

@@ -48,9 +48,9 @@ from reference.spec.schema import (
     apply_schema_changes,
     encode_schema,
 )
+from reference.spec.units import NANOS_PER_MILLI
 from spark_impl.metadata import find_latest_snapshot_id, read_latest_schema
 
-NANOS_PER_MILLI = 1_000_000
 KEY_OPTIONS = (PARTITION_OPTION, PRIMARY_KEY_OPTION)
 INTEGER_WIDTHS = {
     t.TypeRoot.TINYINT: 1,

@@ -60,7 +60,6 @@ from spark_impl.write import (
     to_paimon_table,
 )
 
-FORMAT_NAME = "paimon"
 LOG = logging.getLogger(__name__)
 _Item = TypeVar("_Item")
 _Out = TypeVar("_Out")
@@ -117,6 +116,8 @@ def write_table(
     from pyspark.sql import functions as F  # noqa: PLC0415
     from pyspark.sql.types import IntegerType, StructField, StructType  # noqa: PLC0415
 
+    from spark_impl import datasource  # noqa: PLC0415 (pyspark)
+
     settings = _options(path, options)
     file_io = file_io_for(settings["path"], settings)
     schema = read_latest_schema(file_io, settings["path"])
@@ -140,7 +141,7 @@ def write_table(
         else:
             count = num_partitions or spark.sparkContext.defaultParallelism
             prepared = prepared.repartition(count, *schema.partition_keys, column)
-    writer = prepared.write.format(FORMAT_NAME).mode(mode)
+    writer = prepared.write.format(datasource.FORMAT_NAME).mode(mode)
     for key, value in settings.items():
         if key != "path":
             writer = writer.option(key, value)
@@ -149,7 +150,9 @@ def write_table(
 
 def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None) -> Any:
     """A streaming DataFrame of the table's changes (see :mod:`spark_impl.stream`)."""
-    reader = spark.readStream.format(FORMAT_NAME).option("read.row-kind", "true")
+    from spark_impl import datasource  # noqa: PLC0415 (pyspark)
+
+    reader = spark.readStream.format(datasource.FORMAT_NAME).option("read.row-kind", "true")
     for key, value in (options or {}).items():
         reader = reader.option(key, value)
     return reader.load(path.rstrip("/"))

@@ -37,17 +37,14 @@ from reference.spec.snapshot import (
     encode_snapshot,
     encode_tag,
 )
+from reference.spec.units import MILLIS_PER_DAY, NANOS_PER_MICRO, NANOS_PER_MILLI
 from spark_impl import jobs
 from spark_impl import refs as r
 from spark_impl.metadata import read_manifest, read_manifest_list
 
-NANOS_PER_MICRO = 1_000
-NANOS_PER_MILLI = 1_000_000
-MILLIS_PER_DAY = 24 * 3600 * 1000
 DEFAULT_ORPHAN_AGE_MILLIS = MILLIS_PER_DAY
 """``remove_orphan_files`` keeps files younger than this by default (Java: one day)."""
 TAG_DEFAULT_TIME_RETAINED = "tag.default-time-retained"
-HIDDEN_PREFIX = "."
 
 
 @dataclass(frozen=True)
@@ -190,7 +187,7 @@ def delete_tag(
         raise SpecViolation(f"tag '{name}' does not exist", path=root, code="TAG")
     holders = r.read_all_holders(file_io, root)
     removed = [
-        h for h in holders if h.kind is r.HolderKind.TAG and (h.branch, h.name) == (branch, name)
+        h for h in holders if h.kind == layout.TAG_DIR and (h.branch, h.name) == (branch, name)
     ]
     kept = [h for h in holders if h not in removed]
     schema = r.read_branch_schema(file_io, root, layout.MAIN_BRANCH)
@@ -208,7 +205,7 @@ def delete_tag(
 # Rollback (Java 0.9: RollbackHelper, AbstractFileStoreTable.rollbackTo)
 # --------------------------------------------------------------------------------------------
 
-_REMOVAL_ORDER = (r.HolderKind.SNAPSHOT, r.HolderKind.CHANGELOG, r.HolderKind.TAG)
+_REMOVAL_ORDER = (layout.SNAPSHOT_DIR, layout.CHANGELOG_DIR, layout.TAG_DIR)
 
 
 def compute_removed(holders: Sequence[r.Holder], branch: str, snapshot_id: int) -> list[r.Holder]:
@@ -263,8 +260,8 @@ def rollback(
         file_io.write_bytes(snapshot_path, encode_snapshot(target).encode("utf-8"))
         _write_hint(file_io, root, branch, layout.HintFile.EARLIEST, target.id)
     _write_hint(file_io, root, branch, layout.HintFile.LATEST, target.id)
-    gone_ids = sorted({h.snapshot.id for h in removed if h.kind is r.HolderKind.SNAPSHOT})
-    tags = tuple(h.name for h in removed if h.kind is r.HolderKind.TAG)
+    gone_ids = sorted({h.snapshot.id for h in removed if h.kind == layout.SNAPSHOT_DIR})
+    tags = tuple(h.name for h in removed if h.kind == layout.TAG_DIR)
     summary = (
         f"rolled back to snapshot {target.id}: removed snapshots {gone_ids or 'none'}, "
         f"tags {list(tags) or 'none'}, {len(deleted)} files"
@@ -373,6 +370,17 @@ def _delete_main_from(file_io: FileIO, root: str, earliest: int, first_schema: i
     return [p for p in paths if file_io.delete(p)]
 
 
+def _is_metadata_name(directory: str, file_name: str) -> bool:
+    """A snapshot file or hint, a schema file or a tag file (not, e.g., a temporary file of an
+    unfinished write)."""
+    if directory == layout.SNAPSHOT_DIR:
+        hints = {hint.value for hint in layout.HintFile}
+        return file_name in hints or layout.parse_snapshot_id(file_name) is not None
+    if directory == layout.SCHEMA_DIR:
+        return layout.parse_schema_id(file_name) is not None
+    return layout.parse_tag_name(file_name) is not None
+
+
 def fast_forward(
     path: str, name: str, *, options: Mapping[str, str] | None = None
 ) -> ProcedureResult:
@@ -393,7 +401,7 @@ def fast_forward(
     for directory in (layout.SNAPSHOT_DIR, layout.SCHEMA_DIR, layout.TAG_DIR):
         source = layout.join(layout.branch_path(root, name), directory)
         for file_name in file_io.list_dir(source):
-            if not file_name.startswith(HIDDEN_PREFIX):
+            if _is_metadata_name(directory, file_name):
                 target = layout.join(root, directory, file_name)
                 copied.append(_copy(file_io, layout.join(source, file_name), target))
     summary = (

@@ -17,7 +17,6 @@ these holders and the files each uses. Rules (Java 0.9: ``utils/SnapshotManager`
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -29,17 +28,12 @@ from reference.spec.snapshot import Snapshot, Tag, decode_snapshot, decode_tag
 from spark_impl.expire import Usage, snapshot_usage
 
 
-class HolderKind(enum.Enum):
-    SNAPSHOT = "snapshot"
-    CHANGELOG = "changelog"
-    TAG = "tag"
-
-
 @dataclass(frozen=True)
 class Holder:
     """Rule 2: one snapshot, changelog or tag file of a branch."""
 
-    kind: HolderKind
+    kind: str
+    """The directory of its file: ``layout.SNAPSHOT_DIR``, ``CHANGELOG_DIR`` or ``TAG_DIR``."""
     branch: str
     name: str
     """The snapshot id (snapshots, changelogs) or the tag name."""
@@ -103,17 +97,17 @@ def read_branch_holders(file_io: FileIO, table_root: str, branch: str) -> list[H
     for snapshot_id in list_snapshot_ids(file_io, table_root, branch):
         path = layout.snapshot_path(table_root, snapshot_id, branch)
         snapshot = read_branch_snapshot(file_io, table_root, snapshot_id, branch)
-        holders.append(Holder(HolderKind.SNAPSHOT, branch, str(snapshot_id), snapshot, path))
+        holders.append(Holder(layout.SNAPSHOT_DIR, branch, str(snapshot_id), snapshot, path))
     changelog_dir = layout.changelog_dir(table_root, branch)
     for changelog_id in list_versions(file_io, changelog_dir, layout.parse_changelog_id):
         path = layout.changelog_path(table_root, changelog_id, branch)
         with naming_file(path):
             snapshot = decode_snapshot(file_io.read_bytes(path))
-        holders.append(Holder(HolderKind.CHANGELOG, branch, str(changelog_id), snapshot, path))
+        holders.append(Holder(layout.CHANGELOG_DIR, branch, str(changelog_id), snapshot, path))
     for name in list_tag_names(file_io, table_root, branch):
         tag = read_tag(file_io, table_root, name, branch)
         path = layout.tag_path(table_root, name, branch)
-        holders.append(Holder(HolderKind.TAG, branch, name, tag.snapshot, path))
+        holders.append(Holder(layout.TAG_DIR, branch, name, tag.snapshot, path))
     return holders
 
 
@@ -128,7 +122,7 @@ def read_all_holders(file_io: FileIO, table_root: str) -> list[Holder]:
 
 def holder_usage(file_io: FileIO, table_root: str, schema: TableSchema, holder: Holder) -> Usage:
     """Rule 3 for one holder."""
-    changelog = holder.kind is not HolderKind.TAG
+    changelog = holder.kind != layout.TAG_DIR
     return snapshot_usage(file_io, table_root, schema, holder.snapshot, changelog)
 
 
