@@ -347,6 +347,7 @@ _NULLABLE_BYTES = VarBinaryType(MAX_LENGTH)
 _BIGINT = BigIntType(nullable=False)
 _INT = IntType(nullable=False)
 _TINYINT = TinyIntType(nullable=False)
+_STRINGS = ArrayType(_STRING, nullable=False)
 _V09 = FieldSet.PAIMON_0_9
 _V10 = FieldSet.PAIMON_1_0
 _V11 = FieldSet.PAIMON_1_1
@@ -364,127 +365,44 @@ def _row_type(
     return RowType(fields, nullable=nullable)
 
 
+def _record_type(
+    fields: Sequence[WireField], field_set: FieldSet, *, nullable: bool, version: bool = False
+) -> RowType:
+    """The row type a field table gives under ``field_set`` (``_VERSION`` first when asked)."""
+    candidates = [(f.since, f.data_field(field_set)) for f in fields]
+    if version:
+        candidates.insert(0, (_V09, VERSION_FIELD))
+    return _row_type(field_set, candidates, nullable=nullable)
+
+
 def compute_data_file_meta_type(field_set: FieldSet) -> RowType:
     """The ``_FILE`` row of a manifest entry (Java ``DataFileMeta.SCHEMA``)."""
-    stats = SIMPLE_STATS_TYPE
-    return _row_type(
-        field_set,
-        [
-            (_V09, DataField(0, "_FILE_NAME", _STRING)),
-            (_V09, DataField(1, "_FILE_SIZE", _BIGINT)),
-            (_V09, DataField(2, "_ROW_COUNT", _BIGINT)),
-            (_V09, DataField(3, "_MIN_KEY", _BYTES)),
-            (_V09, DataField(4, "_MAX_KEY", _BYTES)),
-            (_V09, DataField(5, "_KEY_STATS", stats)),
-            (_V09, DataField(6, "_VALUE_STATS", stats)),
-            (_V09, DataField(7, "_MIN_SEQUENCE_NUMBER", _BIGINT)),
-            (_V09, DataField(8, "_MAX_SEQUENCE_NUMBER", _BIGINT)),
-            (_V09, DataField(9, "_SCHEMA_ID", _BIGINT)),
-            (_V09, DataField(10, "_LEVEL", _INT)),
-            (_V09, DataField(11, "_EXTRA_FILES", ArrayType(_STRING, nullable=False))),
-            (_V09, DataField(12, "_CREATION_TIME", TimestampType(3))),
-            (_V09, DataField(13, "_DELETE_ROW_COUNT", BigIntType())),
-            (_V09, DataField(14, "_EMBEDDED_FILE_INDEX", _NULLABLE_BYTES)),
-            (_V09, DataField(15, "_FILE_SOURCE", TinyIntType())),
-            (_V10, DataField(16, "_VALUE_STATS_COLS", ArrayType(_STRING))),
-            (_V10, DataField(17, "_EXTERNAL_PATH", _NULLABLE_STRING)),
-            (_V13, DataField(18, "_FIRST_ROW_ID", BigIntType())),
-            (_V13, DataField(19, "_WRITE_COLS", ArrayType(_STRING))),
-            (_MAIN, DataField(20, "_WRITE_COLS_SEQUENCES", ArrayType(_BIGINT))),
-        ],
-        nullable=False,
-    )
+    return _record_type(DATA_FILE_META_FIELDS, field_set, nullable=False)
 
 
 def compute_manifest_entry_type(field_set: FieldSet) -> RowType:
     """The record of a data manifest (Java ``ManifestEntry.MANIFEST_ROW_TYPE``)."""
-    return _row_type(
-        field_set,
-        [
-            (_V09, VERSION_FIELD),
-            (_V09, DataField(0, "_KIND", _TINYINT)),
-            (_V09, DataField(1, "_PARTITION", _BYTES)),
-            (_V09, DataField(2, "_BUCKET", _INT)),
-            (_V09, DataField(3, "_TOTAL_BUCKETS", _INT)),
-            (_V09, DataField(4, "_FILE", compute_data_file_meta_type(field_set))),
-        ],
-        nullable=False,
-    )
+    return _record_type(MANIFEST_ENTRY_FIELDS, field_set, nullable=False, version=True)
 
 
 def compute_manifest_file_meta_type(field_set: FieldSet) -> RowType:
     """The record of a manifest list (Java ``ManifestFileMeta.SCHEMA`` plus ``_VERSION``)."""
-    return _row_type(
-        field_set,
-        [
-            (_V09, VERSION_FIELD),
-            (_V09, DataField(0, "_FILE_NAME", _STRING)),
-            (_V09, DataField(1, "_FILE_SIZE", _BIGINT)),
-            (_V09, DataField(2, "_NUM_ADDED_FILES", _BIGINT)),
-            (_V09, DataField(3, "_NUM_DELETED_FILES", _BIGINT)),
-            (_V09, DataField(4, "_PARTITION_STATS", SIMPLE_STATS_TYPE)),
-            (_V09, DataField(5, "_SCHEMA_ID", _BIGINT)),
-            (_V11, DataField(6, "_MIN_BUCKET", IntType())),
-            (_V11, DataField(7, "_MAX_BUCKET", IntType())),
-            (_V11, DataField(8, "_MIN_LEVEL", IntType())),
-            (_V11, DataField(9, "_MAX_LEVEL", IntType())),
-            (_V14, DataField(10, "_MIN_ROW_ID", BigIntType())),
-            (_V14, DataField(11, "_MAX_ROW_ID", BigIntType())),
-        ],
-        nullable=False,
-    )
+    return _record_type(MANIFEST_FILE_META_FIELDS, field_set, nullable=False, version=True)
 
 
 def compute_deletion_vector_meta_type(field_set: FieldSet) -> RowType:
     """The element row of ``_DELETIONS_VECTORS_RANGES`` (Java ``DeletionVectorMeta.SCHEMA``)."""
-    return _row_type(
-        field_set,
-        [
-            (_V09, DataField(0, "f0", _STRING)),
-            (_V09, DataField(1, "f1", _INT)),
-            (_V09, DataField(2, "f2", _INT)),
-            (_V10, DataField(3, "_CARDINALITY", BigIntType())),
-        ],
-        nullable=True,
-    )
+    return _record_type(DELETION_VECTOR_META_FIELDS, field_set, nullable=True)
 
 
 def compute_global_index_meta_type(field_set: FieldSet) -> RowType:
     """The ``_GLOBAL_INDEX`` row of an index manifest entry (Java ``GlobalIndexMeta.SCHEMA``)."""
-    return _row_type(
-        field_set,
-        [
-            (_V14, DataField(0, "_ROW_RANGE_START", _BIGINT)),
-            (_V14, DataField(1, "_ROW_RANGE_END", _BIGINT)),
-            (_V14, DataField(2, "_INDEX_FIELD_ID", _INT)),
-            (_V14, DataField(3, "_EXTRA_FIELD_IDS", ArrayType(_INT))),
-            (_V14, DataField(4, "_INDEX_META", _NULLABLE_BYTES)),
-            (_V20, DataField(5, "_SOURCE_META", _NULLABLE_BYTES)),
-        ],
-        nullable=True,
-    )
+    return _record_type(GLOBAL_INDEX_META_FIELDS, field_set, nullable=True)
 
 
 def compute_index_manifest_entry_type(field_set: FieldSet) -> RowType:
     """The record of an index manifest (Java ``IndexManifestEntry.MANIFEST_ROW_TYPE``)."""
-    ranges = ArrayType(compute_deletion_vector_meta_type(field_set))
-    return _row_type(
-        field_set,
-        [
-            (_V09, VERSION_FIELD),
-            (_V09, DataField(0, "_KIND", _TINYINT)),
-            (_V09, DataField(1, "_PARTITION", _BYTES)),
-            (_V09, DataField(2, "_BUCKET", _INT)),
-            (_V09, DataField(3, "_INDEX_TYPE", _STRING)),
-            (_V09, DataField(4, "_FILE_NAME", _STRING)),
-            (_V09, DataField(5, "_FILE_SIZE", _BIGINT)),
-            (_V09, DataField(6, "_ROW_COUNT", _BIGINT)),
-            (_V09, DataField(7, "_DELETIONS_VECTORS_RANGES", ranges)),
-            (_V13, DataField(8, "_EXTERNAL_PATH", _NULLABLE_STRING)),
-            (_V14, DataField(9, "_GLOBAL_INDEX", compute_global_index_meta_type(field_set))),
-        ],
-        nullable=False,
-    )
+    return _record_type(INDEX_MANIFEST_ENTRY_FIELDS, field_set, nullable=False, version=True)
 
 
 _RECORD_TYPES: dict[MetaFileKind, Callable[[FieldSet], RowType]] = {
@@ -576,22 +494,22 @@ def _check_format_identifier(row: Mapping[str, Any], expected: int, context: str
         )
 
 
-def _decode_file_kind(row: Mapping[str, Any], context: str) -> FileKind:
-    value = _required_int(row, "_KIND", context)
+def _decode_file_kind(row: Mapping[str, Any], name: str, context: str) -> FileKind:
+    value = _required_int(row, name, context)
     for kind in FileKind:
         if kind.value == value:
             return kind
-    raise _fail(context, "_KIND", f"unknown file kind {value}")
+    raise _fail(context, name, f"unknown file kind {value}")
 
 
-def _decode_file_source(row: Mapping[str, Any], context: str) -> FileSource | None:
-    value = _optional_int(row, "_FILE_SOURCE", context)
+def _decode_file_source(row: Mapping[str, Any], name: str, context: str) -> FileSource | None:
+    value = _optional_int(row, name, context)
     if value is None:
         return None
     for source in FileSource:
         if source.value == value:
             return source
-    raise _fail(context, "_FILE_SOURCE", f"unknown file source {value}")
+    raise _fail(context, name, f"unknown file source {value}")
 
 
 def decode_timestamp_millis(value: object) -> Timestamp:
@@ -633,85 +551,236 @@ def _project(full: RowDict, row_type: RowType, context: str) -> RowDict:
     return {name: full[name] for name in row_type.field_names}
 
 
-def encode_data_file_meta_row(meta: DataFileMeta, field_set: FieldSet) -> RowDict:
-    """The ``_FILE`` row dict of ``meta`` with the fields of ``field_set``.
+# --------------------------------------------------------------------------------------------
+# Field tables: each wire name written once; the record types, encoders and decoders read them
+# --------------------------------------------------------------------------------------------
 
-    ``creation_time`` is written as epoch millis: nanos within the milli are dropped, as Java's
-    TIMESTAMP(3) writers do.
+Encode = Callable[[Any, FieldSet], Any]
+Decode = Callable[[Mapping[str, Any], str, str], Any]
+
+
+@dataclass(frozen=True)
+class WireField:
+    """One field of a manifest record: its wire name, id and type (a function of the field set
+    for nested rows), the field set that added it, the record attribute it holds (dotted for a
+    record inlined in another, ``index_file.file_name``), and how its value is written and read.
     """
-    creation = None if meta.creation_time is None else meta.creation_time.millisecond
-    full: RowDict = {
-        "_FILE_NAME": meta.file_name,
-        "_FILE_SIZE": meta.file_size,
-        "_ROW_COUNT": meta.row_count,
-        "_MIN_KEY": meta.min_key,
-        "_MAX_KEY": meta.max_key,
-        "_KEY_STATS": encode_simple_stats_row(meta.key_stats),
-        "_VALUE_STATS": encode_simple_stats_row(meta.value_stats),
-        "_MIN_SEQUENCE_NUMBER": meta.min_sequence_number,
-        "_MAX_SEQUENCE_NUMBER": meta.max_sequence_number,
-        "_SCHEMA_ID": meta.schema_id,
-        "_LEVEL": meta.level,
-        "_EXTRA_FILES": list(meta.extra_files),
-        "_CREATION_TIME": creation,
-        "_DELETE_ROW_COUNT": meta.delete_row_count,
-        "_EMBEDDED_FILE_INDEX": meta.embedded_index,
-        "_FILE_SOURCE": None if meta.file_source is None else meta.file_source.value,
-        "_VALUE_STATS_COLS": _list_or_none(meta.value_stats_cols),
-        "_EXTERNAL_PATH": meta.external_path,
-        "_FIRST_ROW_ID": meta.first_row_id,
-        "_WRITE_COLS": _list_or_none(meta.write_cols),
-        "_WRITE_COLS_SEQUENCES": _list_or_none(meta.write_cols_sequences),
-    }
-    return _project(full, compute_data_file_meta_type(field_set), "_FILE")
+
+    since: FieldSet
+    field_id: int
+    name: str
+    type: DataType | Callable[[FieldSet], DataType]
+    attr: str
+    encode: Encode
+    decode: Decode
+
+    def data_field(self, field_set: FieldSet) -> DataField:
+        data_type = self.type if isinstance(self.type, DataType) else self.type(field_set)
+        return DataField(self.field_id, self.name, data_type)
 
 
-def _list_or_none(values: tuple[Any, ...] | None) -> list[Any] | None:
+def _as_is(value: Any, field_set: FieldSet) -> Any:
+    return value
+
+
+def _list_or_none(values: tuple[Any, ...] | None, field_set: FieldSet | None = None) -> Any:
     return None if values is None else list(values)
+
+
+def _enum_value(value: FileKind | FileSource | None, field_set: FieldSet) -> int | None:
+    return None if value is None else value.value
+
+
+def _stats_row(value: SimpleStats, field_set: FieldSet) -> Any:
+    return encode_simple_stats_row(value)
+
+
+def _millis(value: Timestamp | None, field_set: FieldSet) -> int | None:
+    """TIMESTAMP(3) is written as epoch millis: nanos within the milli are dropped, as Java's
+    TIMESTAMP(3) writers do."""
+    return None if value is None else value.millisecond
+
+
+def _read_stats(row: Mapping[str, Any], name: str, context: str) -> SimpleStats:
+    return decode_simple_stats_row(_required(row, name, context), context=f"{context}.{name}")
+
+
+def _read_strings(row: Mapping[str, Any], name: str, context: str) -> tuple[Any, ...]:
+    return _items(_required(row, name, context), str, name, context)
+
+
+def _read_optional_strings(row: Mapping[str, Any], name: str, context: str) -> Any:
+    return _optional_items(row, name, str, context)
+
+
+def _read_optional_ints(row: Mapping[str, Any], name: str, context: str) -> Any:
+    return _optional_items(row, name, int, context)
+
+
+def _read_file(row: Mapping[str, Any], name: str, context: str) -> DataFileMeta:
+    return decode_data_file_meta_row(_required(row, name, context))
+
+
+def _write_file(value: DataFileMeta, field_set: FieldSet) -> RowDict:
+    return encode_data_file_meta_row(value, field_set)
+
+
+def _write_ranges(value: tuple[DeletionVectorMeta, ...] | None, field_set: FieldSet) -> Any:
+    if value is None:
+        return None
+    return [encode_deletion_vector_meta_row(meta, field_set) for meta in value]
+
+
+def _read_ranges(row: Mapping[str, Any], name: str, context: str) -> Any:
+    ranges = row.get(name)
+    if ranges is None:
+        return None
+    items = _typed(ranges, (list, tuple), name, context)
+    return tuple(decode_deletion_vector_meta_row(item) for item in items)
+
+
+def _write_global_index(value: GlobalIndexMeta | None, field_set: FieldSet) -> Any:
+    return None if value is None else encode_global_index_meta_row(value, field_set)
+
+
+def _read_global_index(row: Mapping[str, Any], name: str, context: str) -> Any:
+    value = row.get(name)
+    return None if value is None else decode_global_index_meta_row(value)
+
+
+def _ranges_type(field_set: FieldSet) -> DataType:
+    return ArrayType(compute_deletion_vector_meta_type(field_set))
+
+
+_W = WireField
+DATA_FILE_META_FIELDS: tuple[WireField, ...] = (
+    _W(_V09, 0, "_FILE_NAME", _STRING, "file_name", _as_is, _required_str),
+    _W(_V09, 1, "_FILE_SIZE", _BIGINT, "file_size", _as_is, _required_int),
+    _W(_V09, 2, "_ROW_COUNT", _BIGINT, "row_count", _as_is, _required_int),
+    _W(_V09, 3, "_MIN_KEY", _BYTES, "min_key", _as_is, _required_bytes),
+    _W(_V09, 4, "_MAX_KEY", _BYTES, "max_key", _as_is, _required_bytes),
+    _W(_V09, 5, "_KEY_STATS", SIMPLE_STATS_TYPE, "key_stats", _stats_row, _read_stats),
+    _W(_V09, 6, "_VALUE_STATS", SIMPLE_STATS_TYPE, "value_stats", _stats_row, _read_stats),
+    _W(_V09, 7, "_MIN_SEQUENCE_NUMBER", _BIGINT, "min_sequence_number", _as_is, _required_int),
+    _W(_V09, 8, "_MAX_SEQUENCE_NUMBER", _BIGINT, "max_sequence_number", _as_is, _required_int),
+    _W(_V09, 9, "_SCHEMA_ID", _BIGINT, "schema_id", _as_is, _required_int),
+    _W(_V09, 10, "_LEVEL", _INT, "level", _as_is, _required_int),
+    _W(_V09, 11, "_EXTRA_FILES", _STRINGS, "extra_files", _list_or_none, _read_strings),
+    _W(_V09, 12, "_CREATION_TIME", TimestampType(3), "creation_time", _millis, _optional_timestamp),
+    _W(_V09, 13, "_DELETE_ROW_COUNT", BigIntType(), "delete_row_count", _as_is, _optional_int),
+    _W(_V09, 14, "_EMBEDDED_FILE_INDEX", _NULLABLE_BYTES, "embedded_index", _as_is, _optional_bytes),  # noqa: E501 (a table row)
+    _W(_V09, 15, "_FILE_SOURCE", TinyIntType(), "file_source", _enum_value, _decode_file_source),
+    _W(_V10, 16, "_VALUE_STATS_COLS", ArrayType(_STRING), "value_stats_cols", _list_or_none, _read_optional_strings),  # noqa: E501 (a table row)
+    _W(_V10, 17, "_EXTERNAL_PATH", _NULLABLE_STRING, "external_path", _as_is, _optional_str),
+    _W(_V13, 18, "_FIRST_ROW_ID", BigIntType(), "first_row_id", _as_is, _optional_int),
+    _W(_V13, 19, "_WRITE_COLS", ArrayType(_STRING), "write_cols", _list_or_none, _read_optional_strings),  # noqa: E501 (a table row)
+    _W(_MAIN, 20, "_WRITE_COLS_SEQUENCES", ArrayType(_BIGINT), "write_cols_sequences", _list_or_none, _read_optional_ints),  # noqa: E501 (a table row)
+)  # fmt: skip
+"""Java ``DataFileMeta.SCHEMA``, the ``_FILE`` row of a manifest entry."""
+
+MANIFEST_ENTRY_FIELDS: tuple[WireField, ...] = (
+    _W(_V09, 0, "_KIND", _TINYINT, "kind", _enum_value, _decode_file_kind),
+    _W(_V09, 1, "_PARTITION", _BYTES, "partition", _as_is, _required_bytes),
+    _W(_V09, 2, "_BUCKET", _INT, "bucket", _as_is, _required_int),
+    _W(_V09, 3, "_TOTAL_BUCKETS", _INT, "total_buckets", _as_is, _required_int),
+    _W(_V09, 4, "_FILE", compute_data_file_meta_type, "file", _write_file, _read_file),
+)  # fmt: skip
+"""Java ``ManifestEntry.MANIFEST_ROW_TYPE`` after ``_VERSION``."""
+
+MANIFEST_FILE_META_FIELDS: tuple[WireField, ...] = (
+    _W(_V09, 0, "_FILE_NAME", _STRING, "file_name", _as_is, _required_str),
+    _W(_V09, 1, "_FILE_SIZE", _BIGINT, "file_size", _as_is, _required_int),
+    _W(_V09, 2, "_NUM_ADDED_FILES", _BIGINT, "num_added_files", _as_is, _required_int),
+    _W(_V09, 3, "_NUM_DELETED_FILES", _BIGINT, "num_deleted_files", _as_is, _required_int),
+    _W(_V09, 4, "_PARTITION_STATS", SIMPLE_STATS_TYPE, "partition_stats", _stats_row, _read_stats),
+    _W(_V09, 5, "_SCHEMA_ID", _BIGINT, "schema_id", _as_is, _required_int),
+    _W(_V11, 6, "_MIN_BUCKET", IntType(), "min_bucket", _as_is, _optional_int),
+    _W(_V11, 7, "_MAX_BUCKET", IntType(), "max_bucket", _as_is, _optional_int),
+    _W(_V11, 8, "_MIN_LEVEL", IntType(), "min_level", _as_is, _optional_int),
+    _W(_V11, 9, "_MAX_LEVEL", IntType(), "max_level", _as_is, _optional_int),
+    _W(_V14, 10, "_MIN_ROW_ID", BigIntType(), "min_row_id", _as_is, _optional_int),
+    _W(_V14, 11, "_MAX_ROW_ID", BigIntType(), "max_row_id", _as_is, _optional_int),
+)  # fmt: skip
+"""Java ``ManifestFileMeta.SCHEMA`` after ``_VERSION``."""
+
+DELETION_VECTOR_META_FIELDS: tuple[WireField, ...] = (
+    _W(_V09, 0, "f0", _STRING, "data_file_name", _as_is, _required_str),
+    _W(_V09, 1, "f1", _INT, "offset", _as_is, _required_int),
+    _W(_V09, 2, "f2", _INT, "length", _as_is, _required_int),
+    _W(_V10, 3, "_CARDINALITY", BigIntType(), "cardinality", _as_is, _optional_int),
+)  # fmt: skip
+"""Java ``DeletionVectorMeta.SCHEMA``."""
+
+GLOBAL_INDEX_META_FIELDS: tuple[WireField, ...] = (
+    _W(_V14, 0, "_ROW_RANGE_START", _BIGINT, "row_range_start", _as_is, _required_int),
+    _W(_V14, 1, "_ROW_RANGE_END", _BIGINT, "row_range_end", _as_is, _required_int),
+    _W(_V14, 2, "_INDEX_FIELD_ID", _INT, "index_field_id", _as_is, _required_int),
+    _W(_V14, 3, "_EXTRA_FIELD_IDS", ArrayType(_INT), "extra_field_ids", _list_or_none, _read_optional_ints),  # noqa: E501 (a table row)
+    _W(_V14, 4, "_INDEX_META", _NULLABLE_BYTES, "index_meta", _as_is, _optional_bytes),
+    _W(_V20, 5, "_SOURCE_META", _NULLABLE_BYTES, "source_meta", _as_is, _optional_bytes),
+)  # fmt: skip
+"""Java ``GlobalIndexMeta.SCHEMA``."""
+
+INDEX_MANIFEST_ENTRY_FIELDS: tuple[WireField, ...] = (
+    _W(_V09, 0, "_KIND", _TINYINT, "kind", _enum_value, _decode_file_kind),
+    _W(_V09, 1, "_PARTITION", _BYTES, "partition", _as_is, _required_bytes),
+    _W(_V09, 2, "_BUCKET", _INT, "bucket", _as_is, _required_int),
+    _W(_V09, 3, "_INDEX_TYPE", _STRING, "index_file.index_type", _as_is, _required_str),
+    _W(_V09, 4, "_FILE_NAME", _STRING, "index_file.file_name", _as_is, _required_str),
+    _W(_V09, 5, "_FILE_SIZE", _BIGINT, "index_file.file_size", _as_is, _required_int),
+    _W(_V09, 6, "_ROW_COUNT", _BIGINT, "index_file.row_count", _as_is, _required_int),
+    _W(_V09, 7, "_DELETIONS_VECTORS_RANGES", _ranges_type, "index_file.dv_ranges", _write_ranges, _read_ranges),  # noqa: E501 (a table row)
+    _W(_V13, 8, "_EXTERNAL_PATH", _NULLABLE_STRING, "index_file.external_path", _as_is, _optional_str),  # noqa: E501 (a table row)
+    _W(_V14, 9, "_GLOBAL_INDEX", compute_global_index_meta_type, "index_file.global_index", _write_global_index, _read_global_index),  # noqa: E501 (a table row)
+)  # fmt: skip
+"""Java ``IndexManifestEntry.MANIFEST_ROW_TYPE`` after ``_VERSION``: the index file's fields
+are inlined in the entry."""
+
+
+def _attribute(record: Any, path: str) -> Any:
+    for name in path.split("."):
+        record = getattr(record, name)
+    return record
+
+
+def encode_fields(record: Any, fields: Sequence[WireField], field_set: FieldSet) -> RowDict:
+    """The row dict of ``record``: each table field's value as written (every field set's
+    fields; :func:`_project` then keeps those of the wanted set)."""
+    return {f.name: f.encode(_attribute(record, f.attr), field_set) for f in fields}
+
+
+def decode_fields(row: Mapping[str, Any], fields: Sequence[WireField], context: str) -> RowDict:
+    """Attribute -> value of each table field read from ``row`` (dotted attributes as is)."""
+    return {f.attr: f.decode(row, f.name, context) for f in fields}
+
+
+def _row_of(row: object, context: str) -> Mapping[str, Any]:
+    if not isinstance(row, Mapping):
+        raise PaimonFormatError(f"{context}: expected a row, got {row!r}")
+    return row
+
+
+# --------------------------------------------------------------------------------------------
+# Encoding and decoding one record
+# --------------------------------------------------------------------------------------------
+
+
+def encode_data_file_meta_row(meta: DataFileMeta, field_set: FieldSet) -> RowDict:
+    """The ``_FILE`` row dict of ``meta`` with the fields of ``field_set``."""
+    full = encode_fields(meta, DATA_FILE_META_FIELDS, field_set)
+    return _project(full, compute_data_file_meta_type(field_set), "_FILE")
 
 
 def decode_data_file_meta_row(row: object, context: str = "_FILE") -> DataFileMeta:
     """A :class:`DataFileMeta` from a ``_FILE`` row dict of any field set."""
-    if not isinstance(row, Mapping):
-        raise PaimonFormatError(f"{context}: expected a row, got {row!r}")
-    return DataFileMeta(
-        file_name=_required_str(row, "_FILE_NAME", context),
-        file_size=_required_int(row, "_FILE_SIZE", context),
-        row_count=_required_int(row, "_ROW_COUNT", context),
-        min_key=_required_bytes(row, "_MIN_KEY", context),
-        max_key=_required_bytes(row, "_MAX_KEY", context),
-        key_stats=decode_simple_stats_row(
-            _required(row, "_KEY_STATS", context), context=f"{context}._KEY_STATS"
-        ),
-        value_stats=decode_simple_stats_row(
-            _required(row, "_VALUE_STATS", context), context=f"{context}._VALUE_STATS"
-        ),
-        min_sequence_number=_required_int(row, "_MIN_SEQUENCE_NUMBER", context),
-        max_sequence_number=_required_int(row, "_MAX_SEQUENCE_NUMBER", context),
-        schema_id=_required_int(row, "_SCHEMA_ID", context),
-        level=_required_int(row, "_LEVEL", context),
-        extra_files=_items(_required(row, "_EXTRA_FILES", context), str, "_EXTRA_FILES", context),
-        creation_time=_optional_timestamp(row, "_CREATION_TIME", context),
-        delete_row_count=_optional_int(row, "_DELETE_ROW_COUNT", context),
-        embedded_index=_optional_bytes(row, "_EMBEDDED_FILE_INDEX", context),
-        file_source=_decode_file_source(row, context),
-        value_stats_cols=_optional_items(row, "_VALUE_STATS_COLS", str, context),
-        external_path=_optional_str(row, "_EXTERNAL_PATH", context),
-        first_row_id=_optional_int(row, "_FIRST_ROW_ID", context),
-        write_cols=_optional_items(row, "_WRITE_COLS", str, context),
-        write_cols_sequences=_optional_items(row, "_WRITE_COLS_SEQUENCES", int, context),
-    )
+    return DataFileMeta(**decode_fields(_row_of(row, context), DATA_FILE_META_FIELDS, context))
 
 
 def encode_manifest_entry_row(entry: ManifestEntry, field_set: FieldSet) -> RowDict:
     """The data-manifest row dict of ``entry``."""
-    full: RowDict = {
+    full = {
         VERSION_FIELD.name: MANIFEST_ENTRY_FORMAT_IDENTIFIER,
-        "_KIND": entry.kind.value,
-        "_PARTITION": entry.partition,
-        "_BUCKET": entry.bucket,
-        "_TOTAL_BUCKETS": entry.total_buckets,
-        "_FILE": encode_data_file_meta_row(entry.file, field_set),
+        **encode_fields(entry, MANIFEST_ENTRY_FIELDS, field_set),
     }
     return _project(full, compute_manifest_entry_type(field_set), "manifest entry")
 
@@ -720,31 +789,14 @@ def decode_manifest_entry_row(row: Mapping[str, Any]) -> ManifestEntry:
     """A :class:`ManifestEntry` from a data-manifest row dict of any field set."""
     context = "manifest entry"
     _check_format_identifier(row, MANIFEST_ENTRY_FORMAT_IDENTIFIER, context)
-    return ManifestEntry(
-        kind=_decode_file_kind(row, context),
-        partition=_required_bytes(row, "_PARTITION", context),
-        bucket=_required_int(row, "_BUCKET", context),
-        total_buckets=_required_int(row, "_TOTAL_BUCKETS", context),
-        file=decode_data_file_meta_row(_required(row, "_FILE", context)),
-    )
+    return ManifestEntry(**decode_fields(row, MANIFEST_ENTRY_FIELDS, context))
 
 
 def encode_manifest_file_meta_row(meta: ManifestFileMeta, field_set: FieldSet) -> RowDict:
     """The manifest-list row dict of ``meta``."""
-    full: RowDict = {
+    full = {
         VERSION_FIELD.name: MANIFEST_FILE_META_FORMAT_IDENTIFIER,
-        "_FILE_NAME": meta.file_name,
-        "_FILE_SIZE": meta.file_size,
-        "_NUM_ADDED_FILES": meta.num_added_files,
-        "_NUM_DELETED_FILES": meta.num_deleted_files,
-        "_PARTITION_STATS": encode_simple_stats_row(meta.partition_stats),
-        "_SCHEMA_ID": meta.schema_id,
-        "_MIN_BUCKET": meta.min_bucket,
-        "_MAX_BUCKET": meta.max_bucket,
-        "_MIN_LEVEL": meta.min_level,
-        "_MAX_LEVEL": meta.max_level,
-        "_MIN_ROW_ID": meta.min_row_id,
-        "_MAX_ROW_ID": meta.max_row_id,
+        **encode_fields(meta, MANIFEST_FILE_META_FIELDS, field_set),
     }
     return _project(full, compute_manifest_file_meta_type(field_set), "manifest file meta")
 
@@ -753,93 +805,36 @@ def decode_manifest_file_meta_row(row: Mapping[str, Any]) -> ManifestFileMeta:
     """A :class:`ManifestFileMeta` from a manifest-list row dict of any field set."""
     context = "manifest file meta"
     _check_format_identifier(row, MANIFEST_FILE_META_FORMAT_IDENTIFIER, context)
-    return ManifestFileMeta(
-        file_name=_required_str(row, "_FILE_NAME", context),
-        file_size=_required_int(row, "_FILE_SIZE", context),
-        num_added_files=_required_int(row, "_NUM_ADDED_FILES", context),
-        num_deleted_files=_required_int(row, "_NUM_DELETED_FILES", context),
-        partition_stats=decode_simple_stats_row(
-            _required(row, "_PARTITION_STATS", context), context=f"{context}._PARTITION_STATS"
-        ),
-        schema_id=_required_int(row, "_SCHEMA_ID", context),
-        min_bucket=_optional_int(row, "_MIN_BUCKET", context),
-        max_bucket=_optional_int(row, "_MAX_BUCKET", context),
-        min_level=_optional_int(row, "_MIN_LEVEL", context),
-        max_level=_optional_int(row, "_MAX_LEVEL", context),
-        min_row_id=_optional_int(row, "_MIN_ROW_ID", context),
-        max_row_id=_optional_int(row, "_MAX_ROW_ID", context),
-    )
+    return ManifestFileMeta(**decode_fields(row, MANIFEST_FILE_META_FIELDS, context))
 
 
 def encode_deletion_vector_meta_row(meta: DeletionVectorMeta, field_set: FieldSet) -> RowDict:
-    full: RowDict = {
-        "f0": meta.data_file_name,
-        "f1": meta.offset,
-        "f2": meta.length,
-        "_CARDINALITY": meta.cardinality,
-    }
+    full = encode_fields(meta, DELETION_VECTOR_META_FIELDS, field_set)
     return _project(full, compute_deletion_vector_meta_type(field_set), "deletion vector meta")
 
 
 def decode_deletion_vector_meta_row(row: object) -> DeletionVectorMeta:
     context = "_DELETIONS_VECTORS_RANGES"
-    if not isinstance(row, Mapping):
-        raise PaimonFormatError(f"{context}: expected a row, got {row!r}")
-    return DeletionVectorMeta(
-        data_file_name=_required_str(row, "f0", context),
-        offset=_required_int(row, "f1", context),
-        length=_required_int(row, "f2", context),
-        cardinality=_optional_int(row, "_CARDINALITY", context),
-    )
+    fields = decode_fields(_row_of(row, context), DELETION_VECTOR_META_FIELDS, context)
+    return DeletionVectorMeta(**fields)
 
 
 def encode_global_index_meta_row(meta: GlobalIndexMeta, field_set: FieldSet) -> RowDict:
-    full: RowDict = {
-        "_ROW_RANGE_START": meta.row_range_start,
-        "_ROW_RANGE_END": meta.row_range_end,
-        "_INDEX_FIELD_ID": meta.index_field_id,
-        "_EXTRA_FIELD_IDS": _list_or_none(meta.extra_field_ids),
-        "_INDEX_META": meta.index_meta,
-        "_SOURCE_META": meta.source_meta,
-    }
+    full = encode_fields(meta, GLOBAL_INDEX_META_FIELDS, field_set)
     return _project(full, compute_global_index_meta_type(field_set), "_GLOBAL_INDEX")
 
 
 def decode_global_index_meta_row(row: object) -> GlobalIndexMeta:
     context = "_GLOBAL_INDEX"
-    if not isinstance(row, Mapping):
-        raise PaimonFormatError(f"{context}: expected a row, got {row!r}")
-    return GlobalIndexMeta(
-        row_range_start=_required_int(row, "_ROW_RANGE_START", context),
-        row_range_end=_required_int(row, "_ROW_RANGE_END", context),
-        index_field_id=_required_int(row, "_INDEX_FIELD_ID", context),
-        extra_field_ids=_optional_items(row, "_EXTRA_FIELD_IDS", int, context),
-        index_meta=_optional_bytes(row, "_INDEX_META", context),
-        source_meta=_optional_bytes(row, "_SOURCE_META", context),
-    )
+    fields = decode_fields(_row_of(row, context), GLOBAL_INDEX_META_FIELDS, context)
+    return GlobalIndexMeta(**fields)
 
 
 def encode_index_manifest_entry_row(entry: IndexManifestEntry, field_set: FieldSet) -> RowDict:
     """The index-manifest row dict of ``entry`` (the index file's fields are inlined)."""
-    index_file = entry.index_file
-    ranges = index_file.dv_ranges
-    global_index = index_file.global_index
-    full: RowDict = {
+    full = {
         VERSION_FIELD.name: INDEX_MANIFEST_ENTRY_FORMAT_IDENTIFIER,
-        "_KIND": entry.kind.value,
-        "_PARTITION": entry.partition,
-        "_BUCKET": entry.bucket,
-        "_INDEX_TYPE": index_file.index_type,
-        "_FILE_NAME": index_file.file_name,
-        "_FILE_SIZE": index_file.file_size,
-        "_ROW_COUNT": index_file.row_count,
-        "_DELETIONS_VECTORS_RANGES": None
-        if ranges is None
-        else [encode_deletion_vector_meta_row(meta, field_set) for meta in ranges],
-        "_EXTERNAL_PATH": index_file.external_path,
-        "_GLOBAL_INDEX": None
-        if global_index is None
-        else encode_global_index_meta_row(global_index, field_set),
+        **encode_fields(entry, INDEX_MANIFEST_ENTRY_FIELDS, field_set),
     }
     return _project(full, compute_index_manifest_entry_type(field_set), "index manifest entry")
 
@@ -848,28 +843,11 @@ def decode_index_manifest_entry_row(row: Mapping[str, Any]) -> IndexManifestEntr
     """An :class:`IndexManifestEntry` from an index-manifest row dict of any field set."""
     context = "index manifest entry"
     _check_format_identifier(row, INDEX_MANIFEST_ENTRY_FORMAT_IDENTIFIER, context)
-    ranges = row.get("_DELETIONS_VECTORS_RANGES")
-    global_index = row.get("_GLOBAL_INDEX")
-    index_file = IndexFileMeta(
-        index_type=_required_str(row, "_INDEX_TYPE", context),
-        file_name=_required_str(row, "_FILE_NAME", context),
-        file_size=_required_int(row, "_FILE_SIZE", context),
-        row_count=_required_int(row, "_ROW_COUNT", context),
-        dv_ranges=None
-        if ranges is None
-        else tuple(
-            decode_deletion_vector_meta_row(item)
-            for item in _typed(ranges, (list, tuple), "_DELETIONS_VECTORS_RANGES", context)
-        ),
-        external_path=_optional_str(row, "_EXTERNAL_PATH", context),
-        global_index=None if global_index is None else decode_global_index_meta_row(global_index),
-    )
-    return IndexManifestEntry(
-        kind=_decode_file_kind(row, context),
-        partition=_required_bytes(row, "_PARTITION", context),
-        bucket=_required_int(row, "_BUCKET", context),
-        index_file=index_file,
-    )
+    values = decode_fields(row, INDEX_MANIFEST_ENTRY_FIELDS, context)
+    prefix = "index_file."
+    index_file = {k[len(prefix) :]: v for k, v in values.items() if k.startswith(prefix)}
+    entry = {k: v for k, v in values.items() if not k.startswith(prefix)}
+    return IndexManifestEntry(**entry, index_file=IndexFileMeta(**index_file))
 
 
 # --------------------------------------------------------------------------------------------
