@@ -8,8 +8,13 @@ Usage::
 
 Options (besides the table path given to ``load``):
 
-* ``snapshot-id`` / ``tag-name`` / ``timestamp-millis``: time travel (at most one); the rows
-  come in the schema the selected snapshot was committed with.
+* Paimon's keys (:mod:`spark_impl.options`): ``scan.snapshot-id``, ``scan.tag-name``,
+  ``scan.timestamp-millis``, ``scan.mode``, Spark's ``versionAsOf`` / ``timestampAsOf`` (and
+  the short ``snapshot-id`` / ``tag-name`` / ``timestamp-millis``): time travel (at most
+  one); the rows come in the schema the selected snapshot was committed with. Without one, a
+  load pins the latest snapshot (:func:`compute_pinned_snapshot`). An unknown key is refused
+  with the nearest known ones. On a write, Paimon's table options create the table when the
+  path holds none (:mod:`spark_impl.create`) and must match the table's otherwise.
 * ``s3.endpoint``, ``s3.access-key``, ``s3.secret-key``, ``s3.region``,
   ``s3.path-style-access`` (and the other spellings ``reference.io`` accepts): passed to
   ``reference.io.file_io_for`` on the driver and in every executor, which do their own IO.
@@ -370,12 +375,14 @@ class PaimonDataSource(DataSource):
         return PaimonWriter(plain_options(self.options), overwrite, schema)
 
     def streamReader(self, schema: StructType) -> PaimonStreamReader:
-        return PaimonStreamReader(plain_options(self.options), schema)
+        from spark_impl.stream_source import PaimonStreamSource  # noqa: PLC0415 (a cycle)
+
+        return PaimonStreamSource(plain_options(self.options), schema)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
         from spark_impl.stream_sink import create_stream_writer  # noqa: PLC0415 (a cycle)
 
-        return create_stream_writer(plain_options(self.options), overwrite)
+        return create_stream_writer(plain_options(self.options), overwrite, schema)
 
 
 def compute_schema_travel(options: Mapping[str, str]) -> TimeTravel:

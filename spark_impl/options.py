@@ -31,6 +31,11 @@ Time travel (:func:`resolve_time_travel`), as Paimon's Spark connector maps it (
   ``from-timestamp`` need their key (Java ``SchemaValidation.validateStartupMode``);
   the other modes are refused in a batch read as unsupported.
 * At most one selector; two are refused naming both.
+
+Stream-only keys (``consumer-id``, ``streaming.read.*``, ...) are known keys: a batch read
+accepts them and, as Java's batch scan, does nothing with them. ``incremental-between`` and
+``incremental-between-timestamp`` are refused in a batch read (``UnsupportedFeature``, the
+reference's ``reference.store.incremental`` reads them) rather than silently ignored.
 """
 
 from __future__ import annotations
@@ -256,7 +261,7 @@ def resolve_time_travel(options: Mapping[str, str]) -> TravelChoice:
         raise UnsupportedFeature(
             f"option '{key}' = {options.get(key)!r}: spark_impl's batch reads select one "
             f"snapshot (scan mode {mode.value} is not supported); read the changes with "
-            "spark_impl.read_stream or the reference"
+            "spark_impl.read_stream or the reference (reference.store.incremental)"
         )
     return choice
 
