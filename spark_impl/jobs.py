@@ -29,10 +29,12 @@ import numpy as np
 import pyarrow as pa
 
 from reference.io import FileIO, file_io_for
+from reference.spec.bucket import BucketMode
 from reference.spec.commit_message import CommitMessage
 from reference.spec.schema import decode_schema
 from reference.spec.snapshot import Snapshot
 from spark_impl import commit as committer
+from spark_impl import cross_partition
 from spark_impl import expire as expiration
 from spark_impl.append_compact import (
     FULL_MIN_FILES,
@@ -50,7 +52,6 @@ from spark_impl.write import (
     ASSIGNER_COLUMN,
     BUCKET_COLUMN,
     POSITION_COLUMN,
-    BucketMode,
     compute_assigners,
     compute_bucket_mode,
     compute_dynamic_options,
@@ -124,7 +125,11 @@ def write_table(
     bucket_mode = compute_bucket_mode(schema)
     spark = df.sparkSession
     prepared = df.withColumn(POSITION_COLUMN, F.monotonically_increasing_id())
-    if bucket_mode is not BucketMode.UNAWARE:
+    if bucket_mode is BucketMode.CROSS_PARTITION:
+        schema_json = read_schema_json(file_io, settings["path"], schema.id)
+        parallelism = num_partitions or spark.sparkContext.defaultParallelism
+        prepared = cross_partition.prepare_input(prepared, schema_json, parallelism)
+    elif bucket_mode is not BucketMode.UNAWARE:
         column = BUCKET_COLUMN if bucket_mode is BucketMode.FIXED else ASSIGNER_COLUMN
         if bucket_mode is BucketMode.FIXED and is_jvm_bucketable(schema) and is_large_input(df):
             prepared = with_jvm_bucket(prepared, schema, column)

@@ -14,7 +14,7 @@ here they run vectorized over Arrow inside Spark tasks:
    (partition, assigner) (``write_table`` shuffles them so), and the task assigns buckets from the
    partition's HASH index exactly as ``reference.store.bucket_assign`` rule 3 (Java
    ``HashBucketAssigner``), then rewrites the changed index files (rule 4, fastutil order).
-   Cross-partition-update tables are not supported.
+   Cross-partition-update tables are routed by :mod:`spark_impl.cross_partition` instead.
 3. *Sequence numbers.* Rows of a (partition, bucket) are numbered in arrival order (the
    ``_PAIMON_POS`` column ``write_table`` adds, else input order) after the bucket's largest
    ``max_sequence_number`` in the base snapshot (shipped by the driver); an overwrite and a
@@ -46,7 +46,6 @@ import itertools
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -59,7 +58,7 @@ from reference.io import FileIO
 from reference.spec import data_file
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row, serialize_binary_row
-from reference.spec.bucket import DYNAMIC_BUCKET
+from reference.spec.bucket import DYNAMIC_BUCKET, BucketMode
 from reference.spec.commit_message import CommitMessage, DataIncrement, IndexIncrement
 from reference.spec.data import RowKind, Timestamp
 from reference.spec.data_file import DataFileMeta, FileSource
@@ -128,17 +127,6 @@ WRITE_LEVEL = 0
 UNAWARE_BUCKET = 0
 
 
-class BucketMode(Enum):
-    """How rows find their bucket (Java ``BucketMode`` names as values)."""
-
-    FIXED = "HASH_FIXED"
-    """``bucket`` > 0: the hash of the bucket key modulo the bucket count."""
-    DYNAMIC = "HASH_DYNAMIC"
-    """A primary-key table with ``bucket = -1``: buckets from the HASH index."""
-    UNAWARE = "BUCKET_UNAWARE"
-    """An append table with ``bucket = -1``: everything in bucket 0."""
-
-
 # --------------------------------------------------------------------------------------------
 # The plan (driver side, shipped to tasks)
 # --------------------------------------------------------------------------------------------
@@ -189,7 +177,7 @@ def compute_bucket_mode(schema: TableSchema) -> BucketMode:
             raise InvalidOptionError(
                 "bucket", bucket, "a primary key without every partition field needs bucket -1"
             )
-        raise UnsupportedFeature("spark_impl does not write cross-partition-update tables")
+        return BucketMode.CROSS_PARTITION
     if bucket != DYNAMIC_BUCKET:
         if not schema.bucket_keys:
             raise InvalidOptionError("bucket-key", None, "a fixed-bucket append table needs one")
@@ -840,6 +828,11 @@ def write_task(
     file_io: FileIO, plan: WritePlan, batch: pa.Table, task_id: int = 0
 ) -> list[CommitMessage]:
     """Rules 1-5 for the rows one task received: one commit message per (partition, bucket)."""
+    if plan.mode is BucketMode.CROSS_PARTITION:
+        raise UnsupportedFeature(
+            "cross-partition-update tables are written by spark_impl.cross_partition "
+            "(through spark_impl.write_table)"
+        )
     schema = plan.schema
     data, keep = read_input(batch, schema)
     writer = TaskWriter(file_io, plan, schema, task_id)
