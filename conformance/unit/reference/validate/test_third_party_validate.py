@@ -67,7 +67,10 @@ def run_validate(target: Path) -> dict[str, Any]:
         timeout=600,
         check=False,
     )
-    report: dict[str, Any] = json.loads(done.stdout)
+    try:
+        report: dict[str, Any] = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"validate {target} gave no JSON (exit {done.returncode}): {done.stderr}")
     report["returncode"] = done.returncode
     return report
 
