@@ -107,7 +107,6 @@ from reference.spec.format_table import LEGACY_COMPRESSION_OPTION as LEGACY_COMP
 from reference.spec.format_table import LEGACY_PARTITION_NAME_OPTION as LEGACY_PARTITION_NAME_OPTION
 from reference.spec.format_table import PATH_OPTION as PATH_OPTION
 from reference.spec.format_table import STRING as STRING
-from reference.spec.format_table import TABLE_TYPE_OPTION as TABLE_TYPE_OPTION
 from reference.spec.format_table import TEXT_ROOTS as TEXT_ROOTS
 from reference.spec.format_table import CsvMode as CsvMode
 from reference.spec.format_table import CsvOptions as CsvOptions
@@ -135,6 +134,7 @@ from reference.spec.format_table import split_csv_lines as split_csv_lines
 from reference.spec.format_table import validate_format_table as validate_format_table
 from reference.spec.options import parse_boolean
 from reference.spec.predicate import Predicate, is_row_matching
+from reference.spec.schema import TABLE_TYPE_OPTION as TABLE_TYPE_OPTION
 from reference.store.scan import compute_predicate_on
 
 HIDDEN_PREFIXES = ("_", ".")

@@ -39,12 +39,12 @@ from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeatu
 from reference.io import FileIO, file_io_for, split_scheme
 from reference.spec import types as t
 from reference.spec.data import Row, Timestamp
+from reference.spec.schema import TABLE_TYPE_OPTION
 from reference.spec.snapshot import Snapshot
 from reference.store import commit as store_commit
 from reference.store import metadata
 from reference.store.write import write_batch
 
-TABLE_TYPE_OPTION = "type"
 OBJECT_TABLE_TYPE = "object-table"
 OBJECT_LOCATION_OPTION = "object-location"
 LOCAL_URI_SCHEME = "file:"

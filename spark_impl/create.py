@@ -45,6 +45,7 @@ from reference.spec.options import (
     parse_option_value,
 )
 from reference.spec.schema import (
+    FIRST_SCHEMA_ID,
     PARTITION_OPTION,
     PRIMARY_KEY_OPTION,
     TableSchema,
@@ -56,7 +57,6 @@ from reference.spec.units import NANOS_PER_MILLI
 from spark_impl.options import SOURCE_OPTIONS, check_option_names
 from spark_impl.spark_types import to_paimon_fields, to_spark_type
 
-FIRST_SCHEMA_ID = 0
 WRITE_TIME_OPTIONS = frozenset({"dynamic-partition-overwrite"})
 """Table options a write may set for itself (the writer reads them from the write options)."""
 

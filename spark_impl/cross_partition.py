@@ -48,7 +48,7 @@ from reference.io import FileIO
 from reference.spec.commit_message import CommitMessage, IndexIncrement
 from reference.spec.compare import compare_rows
 from reference.spec.data import RowKind
-from reference.spec.options import MergeEngine
+from reference.spec.options import INDEX_TTL_OPTION, SEQUENCE_FIELD_OPTION, MergeEngine
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.after_write import compact_after_write
 from spark_impl.bucketing import compute_key_hashes
@@ -68,8 +68,6 @@ from spark_impl.write import (
 )
 
 ASSIGNER_OPTIONS = ("dynamic-bucket.initial-buckets", "dynamic-bucket.assigner-parallelism")
-SEQUENCE_FIELD_OPTION = "sequence.field"
-INDEX_TTL_OPTION = "cross-partition-upsert.index-ttl"
 DEFAULT_ASSIGNERS = 1
 DELETE_BYTE = RowKind.DELETE.byte_value
 

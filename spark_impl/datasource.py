@@ -83,6 +83,7 @@ from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.casts import cast_value
 from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
+from reference.spec.format_table import PATH_OPTION
 from reference.spec.predicate import Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot
@@ -103,7 +104,6 @@ from spark_impl.metadata import find_latest_snapshot_id, latest_schema_id, read_
 from spark_impl.options import (
     COMMIT_IDENTIFIER_OPTION,
     COMMIT_USER_OPTION,
-    PATH_OPTION,
     ROW_KIND_OPTION,
     STATIC_PARTITION_OPTION,
     check_option_names,

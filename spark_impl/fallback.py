@@ -33,9 +33,10 @@ from reference.errors import InvalidOptionError
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.options import FALLBACK_BRANCH_OPTION
 from reference.spec.predicate import Predicate
 from reference.spec.schema import TableSchema, decode_schema
-from reference.spec.snapshot import Snapshot
+from reference.spec.snapshot import FIRST_SNAPSHOT_ID, Snapshot
 from spark_impl.metadata import (
     find_latest_snapshot_id,
     read_manifest,
@@ -51,10 +52,6 @@ from spark_impl.plan import (
     plan_read,
     resolve_read_schema,
 )
-
-FALLBACK_BRANCH_OPTION = "scan.fallback-branch"
-FIRST_SNAPSHOT_ID = 1
-"""Java ``Snapshot.FIRST_SNAPSHOT_ID``: F's snapshot when none is as old as main's (rule 4)."""
 
 Partition = tuple[Any, ...]
 

@@ -29,12 +29,14 @@ from reference.spec.file_format import (
 )
 from reference.spec.format_table import (
     FILE_FORMAT_OPTION,
+    FORMAT_TABLE_TYPE,
     FormatTable,
     FormatTableFormat,
     compute_csv_options,
     decode_csv_file,
     parse_format,
 )
+from reference.spec.schema import TABLE_TYPE_OPTION
 from spark_impl.spark_types import to_paimon_fields
 
 IMPLEMENTATION_OPTION = "format-table.implementation"
@@ -142,10 +144,8 @@ def implementation_of(table: FormatTable) -> str:
     return chosen
 
 
-TABLE_TYPE_OPTION = "type"
 
 
-FORMAT_TABLE_TYPE = "format-table"
 
 
 FIELDS_OPTION = "fields"

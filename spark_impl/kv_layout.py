@@ -21,14 +21,12 @@ from reference.errors import InvalidOptionError
 from reference.spec import data_file
 from reference.spec import types as t
 from reference.spec.file_format import parse_file_format, parse_format_write_options
+from reference.spec.key_value import NO_SEQUENCE
 from reference.spec.options import option_value
 from reference.spec.schema import TableSchema
 from spark_impl.file_index import compute_file_index_plan
 from spark_impl.file_writer import FileSettings, KeyValueLayout, compute_stats_modes_with_default
 from spark_impl.merge import KIND_COLUMN, SEQUENCE_COLUMN
-
-NO_SEQUENCE = -1
-
 
 SEQUENCE_STRIDE = 1 << 32
 """Sequence numbers reserved per task for input that was not shuffled by bucket."""

@@ -69,6 +69,7 @@ from reference.spec.file_format import arrow_to_rows
 from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema
 from reference.spec.stats import EMPTY_STATS
+from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MICRO
 from spark_impl.commit import CommitOutcome, Overwrite, commit_write
 from spark_impl.file_writer import compute_creation_time
 from spark_impl.plan import ReadPlan, compute_bucket_dir, plan_read
@@ -203,8 +204,6 @@ def list_staged(staging: str) -> list[StagedFile]:
 # --------------------------------------------------------------------------------------------
 
 
-MICROS_PER_MILLI = 1_000
-NANOS_PER_MICRO = 1_000
 
 
 def raw_to_internal(raw: Any, data_type: t.DataType) -> Any:

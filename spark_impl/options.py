@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from reference.errors import InvalidOptionError, UnsupportedFeature
 from reference.io import S3_OPTION_KEYS
+from reference.spec.format_table import PATH_OPTION
 from reference.spec.options import (
     OPTION_PATTERNS,
     TABLE_OPTIONS,
@@ -57,8 +58,8 @@ from reference.spec.options import (
     validate_option,
     validate_startup_options,
 )
+from reference.spec.units import MILLIS_PER_SECOND
 
-PATH_OPTION = "path"
 SNAPSHOT_ID_OPTION = "snapshot-id"
 TAG_NAME_OPTION = "tag-name"
 TIMESTAMP_MILLIS_OPTION = "timestamp-millis"
@@ -77,10 +78,8 @@ SCAN_TIMESTAMP_MILLIS_OPTION = "scan.timestamp-millis"
 SCAN_VERSION_OPTION = "scan.version"
 INCREMENTAL_BETWEEN_OPTION = "incremental-between"
 INCREMENTAL_BETWEEN_TIMESTAMP_OPTION = "incremental-between-timestamp"
-TABLE_TYPE_OPTION = "type"
 NEAREST_KEYS = 3
 NEAREST_CUTOFF = 0.6
-MILLIS_PER_SECOND = 1_000
 
 SOURCE_OPTIONS: Mapping[str, str] = {
     PATH_OPTION: "the table directory (load(path) / save(path))",

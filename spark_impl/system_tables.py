@@ -33,17 +33,16 @@ from reference.errors import InvalidOptionError
 from reference.io import FileIO, file_io_for
 from reference.spec import types as t
 from reference.spec.data import Timestamp
+from reference.spec.format_table import PATH_OPTION
 from reference.spec.snapshot import LocalDateTime
+from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MICRO
 from spark_impl.plan import TimeTravel
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
 
 SYSTEM_TABLE_SEPARATOR = "$"
 SYSTEM_TABLE_OPTION = "system-table"
-PATH_OPTION = "path"
 MAX_BATCH_ROWS = 65_536
 EPOCH = datetime.datetime(1970, 1, 1)
-MICROS_PER_MILLI = 1000
-NANOS_PER_MICRO = 1000
 TIME_TRAVEL_KEYS = {
     "snapshot_id": ("scan.snapshot-id", "snapshot-id"),
     "tag_name": ("scan.tag-name", "tag-name"),

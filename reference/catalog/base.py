@@ -53,6 +53,7 @@ from reference.errors import (
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.schema import (
+    FIRST_SCHEMA_ID,
     AddColumn,
     RenameColumn,
     SchemaChange,
@@ -61,7 +62,6 @@ from reference.spec.schema import (
 )
 from reference.spec.units import NANOS_PER_MILLI
 from reference.store import metadata, schema_changes
-from reference.store.schema_changes import FIRST_SCHEMA_ID
 
 SYSTEM_DATABASE = "sys"
 SYSTEM_TABLE_SPLITTER = "$"

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
 
 from reference.errors import InvalidOptionError, SpecViolation
 from reference.merge.java_semantics import (
@@ -68,11 +67,11 @@ from reference.spec.java_hashing import (
 )
 from reference.spec.java_numbers import INT_MAX as JAVA_INT_MAX
 from reference.spec.java_numbers import INT_MIN as JAVA_INT_MIN
+from reference.spec.options import NestedKeyNullStrategy
 
 # --------------------------------------------------------------------------------------------
 # Names and options
 # --------------------------------------------------------------------------------------------
-
 
 
 REMOVED_NAMES: Mapping[str, str] = {
@@ -109,14 +108,6 @@ NESTED_KEY_NULL_ERROR = "MERGE_NESTED_KEY_NULL"
 def field_option_key(field_name: str, suffix: str) -> str:
     """``fields.<field>.<suffix>``."""
     return f"{FIELDS_PREFIX}.{field_name}.{suffix}"
-
-
-class NestedKeyNullStrategy(Enum):
-    """``fields.<f>.nested-key-null-strategy`` (main only): a nested key with a null field."""
-
-    MERGE = "merge"
-    IGNORE = "ignore"
-    ERROR = "error"
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,6 @@ from reference.merge.sequence import (
     NO_SEQUENCE_FIELDS,
     SequenceAutoPadding,
     SequenceFields,
-    SortOrder,
     compute_row_kind,
     compute_sequence_fields,
     is_rowkind_field_type,
@@ -67,7 +66,7 @@ from reference.spec import types as t
 from reference.spec.data import Row, RowKind
 from reference.spec.key_value import KeyValue
 from reference.spec.options import IGNORE_DELETE_OPTION as IGNORE_DELETE
-from reference.spec.options import MergeEngine
+from reference.spec.options import MergeEngine, SortOrder
 
 # --------------------------------------------------------------------------------------------
 # Option keys (Java CoreOptions)

@@ -38,6 +38,7 @@ from reference.spec import types as t
 from reference.spec.data import Row, RowKind, Timestamp, Value
 from reference.spec.java_numbers import LONG_BITS
 from reference.spec.key_value import KeyValue
+from reference.spec.options import SortOrder
 from reference.spec.units import MICROS_PER_MILLI, MICROS_PER_SECOND, MILLIS_PER_SECOND
 
 ROWKIND_FIELD_ERROR = "MERGE_ROWKIND_FIELD"
@@ -131,13 +132,6 @@ def _compare_maps(
 # --------------------------------------------------------------------------------------------
 # User-defined sequence fields
 # --------------------------------------------------------------------------------------------
-
-
-class SortOrder(Enum):
-    """``sequence.field.sort-order`` (main only; 0.9.0 always ascends)."""
-
-    ASCENDING = "ascending"
-    DESCENDING = "descending"
 
 
 @dataclass(frozen=True)

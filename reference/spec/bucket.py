@@ -37,6 +37,7 @@ from reference.spec import types as t
 from reference.spec.binary_row import compute_binary_row_hash, encode_binary_row
 from reference.spec.data import RowKind, Value
 from reference.spec.data_file import POSTPONE_BUCKET as POSTPONE_BUCKET
+from reference.spec.options import BucketFunctionType
 
 BUCKET_OPTION = "bucket"
 BUCKET_KEY_OPTION = "bucket-key"
@@ -53,20 +54,26 @@ UNAWARE_BUCKET = 0
 ``BucketMode.UNAWARE_BUCKET``)."""
 
 
-class BucketFunctionType(Enum):
-    """How a fixed-bucket table maps the bucket key to a bucket (``bucket-function.type``)."""
+class BucketMode(Enum):
+    """How rows find their bucket (Java ``BucketMode``, whose names are the values)."""
 
-    DEFAULT = "default"
-    MOD = "mod"
-    HIVE = "hive"
+    FIXED = "HASH_FIXED"
+    """``bucket`` > 0: the hash of the bucket key modulo the bucket count."""
+    DYNAMIC = "HASH_DYNAMIC"
+    """A primary-key table with ``bucket = -1``: buckets from the HASH index."""
+    UNAWARE = "BUCKET_UNAWARE"
+    """An append table with ``bucket = -1``: everything in bucket 0."""
+    CROSS_PARTITION = "CROSS_PARTITION"
+    """A primary key without every partition field: the key's bucket is looked up across
+    partitions."""
 
-    @staticmethod
-    def from_option(text: str) -> BucketFunctionType:
-        """Parse the option value, case-insensitively as Java does."""
-        for kind in BucketFunctionType:
-            if kind.value == text.lower():
-                return kind
-        raise InvalidOptionError(BUCKET_FUNCTION_TYPE_OPTION, text, "unknown bucket function")
+
+def parse_bucket_function_type(text: str) -> BucketFunctionType:
+    """Parse ``bucket-function.type``, case-insensitively as Java does."""
+    for kind in BucketFunctionType:
+        if kind.value == text.lower():
+            return kind
+    raise InvalidOptionError(BUCKET_FUNCTION_TYPE_OPTION, text, "unknown bucket function")
 
 
 # --------------------------------------------------------------------------------------------

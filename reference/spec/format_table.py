@@ -32,10 +32,7 @@ from reference.spec.file_format import (
     rows_to_arrow,
 )
 from reference.spec.options import parse_boolean
-from reference.spec.schema import TableSchema
-
-TABLE_TYPE_OPTION = "type"
-
+from reference.spec.schema import TABLE_TYPE_OPTION, TableSchema
 
 FORMAT_TABLE_TYPE = "format-table"
 

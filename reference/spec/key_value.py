@@ -18,6 +18,11 @@ from reference.spec.data import Row, RowKind
 
 UNKNOWN_LEVEL = -1
 """Level of a record not read from a file (e.g. still in the write buffer)."""
+WRITE_LEVEL = 0
+"""The LSM level of every file a writer flushes (higher levels come from compaction)."""
+NO_SEQUENCE = -1
+"""The max sequence number of an empty bucket, so its first record gets 0 (Java
+``DataFileMeta.getMaxSequenceNumber`` of no file)."""
 
 
 @dataclass(frozen=True)

@@ -371,6 +371,8 @@ class SortEngine(Enum):
 
 
 class SortOrder(Enum):
+    """``sequence.field.sort-order`` (main only; 0.9.0 always ascends)."""
+
     ASCENDING = "ascending"
     DESCENDING = "descending"
 
@@ -555,6 +557,8 @@ class MaterializedTableRefreshStatus(Enum):
 
 
 class NestedKeyNullStrategy(Enum):
+    """``fields.<f>.nested-key-null-strategy`` (main only): a nested key with a null field."""
+
     MERGE = "merge"
     IGNORE = "ignore"
     ERROR = "error"
@@ -1270,6 +1274,9 @@ def option_value(options: Mapping[str, str], key: str) -> Any:
 FORCE_LOOKUP_OPTION = "force-lookup"
 ROW_DEDUPLICATE_OPTION = "changelog-producer.row-deduplicate"
 IGNORE_DELETE_OPTION = "ignore-delete"
+SEQUENCE_FIELD_OPTION = "sequence.field"
+INDEX_TTL_OPTION = "cross-partition-upsert.index-ttl"
+FALLBACK_BRANCH_OPTION = "scan.fallback-branch"
 
 # --------------------------------------------------------------------------------------------
 # Validation

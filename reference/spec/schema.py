@@ -65,6 +65,8 @@ from reference.spec.options import (
 
 SCHEMA_VERSION_PAIMON_07 = 1
 SCHEMA_VERSION_PAIMON_08 = 2
+FIRST_SCHEMA_ID = 0
+"""The id of a table's first schema file, ``schema-0`` (Java ``SchemaManager``)."""
 CURRENT_SCHEMA_VERSION = 3
 
 LEGACY_DEFAULT_BUCKET = "1"

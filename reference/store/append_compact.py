@@ -88,6 +88,7 @@ from reference.spec.data_file import (
 from reference.spec.deletion_vector import (
     BitmapKind,
 )
+from reference.spec.key_value import WRITE_LEVEL
 from reference.spec.manifest import IndexFileMeta
 from reference.spec.options import BUCKET_DYNAMIC
 from reference.spec.schema import TableSchema
@@ -103,7 +104,6 @@ from reference.store.file_writer import (
 from reference.store.read import compute_value_mapper, read_file_rows
 from reference.store.scan import compute_bucket_path
 from reference.store.write import (
-    WRITE_LEVEL,
     FileNaming,
     NameCounters,
     WritePlan,

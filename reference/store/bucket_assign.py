@@ -55,7 +55,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from functools import cmp_to_key
 
 from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature
@@ -67,10 +66,11 @@ from reference.spec.bucket import (
     BUCKET_KEY_OPTION,
     BUCKET_OPTION,
     DYNAMIC_BUCKET,
-    BucketFunctionType,
+    BucketMode,
     compute_bucket_key_fields,
     compute_dynamic_bucket_key_hash,
     compute_fixed_bucket,
+    parse_bucket_function_type,
 )
 from reference.spec.compare import compare_rows
 from reference.spec.data import Row, RowKind
@@ -82,7 +82,14 @@ from reference.spec.java_collections import (
     compute_java_hash_map_order,
 )
 from reference.spec.java_numbers import SHORT_MAX as JAVA_SHORT_MAX
-from reference.spec.options import MergeEngine, parse_int, parse_long
+from reference.spec.options import (
+    INDEX_TTL_OPTION,
+    SEQUENCE_FIELD_OPTION,
+    BucketFunctionType,
+    MergeEngine,
+    parse_int,
+    parse_long,
+)
 from reference.spec.schema import TableSchema
 
 TARGET_ROW_NUM_OPTION = "dynamic-bucket.target-row-num"
@@ -90,20 +97,9 @@ DEFAULT_TARGET_ROW_NUM = 2_000_000
 INITIAL_BUCKETS_OPTION = "dynamic-bucket.initial-buckets"
 MAX_BUCKETS_OPTION = "dynamic-bucket.max-buckets"
 UNLIMITED_BUCKETS = -1
-SEQUENCE_FIELD_OPTION = "sequence.field"
-INDEX_TTL_OPTION = "cross-partition-upsert.index-ttl"
 
 UNAWARE_BUCKET_ID = 0
 """The one bucket of a partition of a bucket-unaware append table."""
-
-
-class BucketMode(Enum):
-    """Java ``BucketMode`` of a table (rule 1)."""
-
-    FIXED = "HASH_FIXED"
-    DYNAMIC = "HASH_DYNAMIC"
-    CROSS_PARTITION = "CROSS_PARTITION"
-    UNAWARE = "BUCKET_UNAWARE"
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,7 +229,7 @@ def compute_partition_bytes(partition: Row, keys: TableKeys) -> bytes:
 
 def parse_bucket_function(schema: TableSchema) -> BucketFunctionType:
     text = schema.options.get(BUCKET_FUNCTION_TYPE_OPTION, BucketFunctionType.DEFAULT.value)
-    return BucketFunctionType.from_option(text)
+    return parse_bucket_function_type(text)
 
 
 def route_fixed(

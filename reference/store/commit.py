@@ -1228,6 +1228,33 @@ def provide_first_changes(
     return None if scope is None else provide_overwrite_changes(file_io, table_root, scope, append)
 
 
+def plan_commit_parts(
+    file_io: FileIO,
+    table_root: str,
+    schema: TableSchema,
+    latest: Snapshot | None,
+    messages: Sequence[CommitMessage],
+    *,
+    overwrite: Mapping[str, Value] | None,
+) -> list[tuple[CommitKind, ChangesProvider]]:
+    """The snapshots one commit makes, in order: an APPEND (OVERWRITE when ``overwrite`` is
+    given) of the data increments, then a COMPACT of the compaction increments, checked for
+    conflicts against ``latest`` and the pending first part (an overwrite writes no
+    changelog: rule 13)."""
+    append = compute_append_changes(messages)
+    compact = compute_compact_changes(messages)
+    if overwrite is not None:
+        compact = replace(compact, changelog_entries=())  # rule 13: no changelog
+    first = provide_first_changes(file_io, table_root, schema, append, overwrite)
+    first_kind = CommitKind.APPEND if overwrite is None else CommitKind.OVERWRITE
+    parts = [] if first is None else [(first_kind, first)]
+    if not compact.is_empty:
+        pending = first(schema, latest).table_entries if first is not None else ()
+        check_conflicts(file_io, table_root, schema, latest, compact, pending=pending)
+        parts.append((CommitKind.COMPACT, provide_fixed_changes(compact)))
+    return parts
+
+
 def commit(
     file_io: FileIO,
     table_root: str,
@@ -1255,19 +1282,8 @@ def commit(
     if is_committed(file_io, table_root, commit_user, commit_identifier, branch):
         return []
     schema = metadata.read_latest_schema(file_io, table_root, branch)
-    append = compute_append_changes(messages)
-    compact = compute_compact_changes(messages)
-    if overwrite is not None:
-        compact = replace(compact, changelog_entries=())  # rule 13: no changelog
-    first = provide_first_changes(file_io, table_root, schema, append, overwrite)
-    first_kind = CommitKind.APPEND if overwrite is None else CommitKind.OVERWRITE
-    parts = [] if first is None else [(first_kind, first)]
     latest = metadata.read_latest_snapshot(file_io, table_root, branch)
-    if not compact.is_empty:
-        pending = first(schema, latest).table_entries if first is not None else ()
-        check_conflicts(file_io, table_root, schema, latest, compact, pending=pending)
-        parts.append((CommitKind.COMPACT, provide_fixed_changes(compact)))
-
+    parts = plan_commit_parts(file_io, table_root, schema, latest, messages, overwrite=overwrite)
     attempt = CommitAttempt(
         file_io, table_root, commit_user, commit_identifier, latest.id if latest else 0, branch
     )

@@ -41,9 +41,10 @@ from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data import Row
+from reference.spec.options import FALLBACK_BRANCH_OPTION
 from reference.spec.predicate import Predicate
 from reference.spec.schema import TableSchema
-from reference.spec.snapshot import Snapshot
+from reference.spec.snapshot import FIRST_SNAPSHOT_ID, Snapshot
 from reference.store import metadata
 from reference.store.read import ChangeRow, compute_pruning_predicate, read_split
 from reference.store.scan import (
@@ -52,10 +53,6 @@ from reference.store.scan import (
     plan_scan,
     read_manifest,
 )
-
-FALLBACK_BRANCH_OPTION = "scan.fallback-branch"
-FIRST_SNAPSHOT_ID = 1
-"""Java ``Snapshot.FIRST_SNAPSHOT_ID``: F's snapshot when none is as old as B's (rule 5)."""
 
 
 class TravelSpec(Protocol):

@@ -28,7 +28,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reference import layout
 from reference.errors import naming_file
@@ -335,6 +335,101 @@ class ScanPlan:
     skipped_by_index: int = 0
 
 
+@dataclass
+class FileSelection:
+    """The live files a scan keeps, grouped by (partition bytes, bucket), with the decoded
+    partition of each partition and the counts of files pruned by statistics and by index."""
+
+    grouped: dict[tuple[bytes, int], list[DataFileMeta]] = field(default_factory=dict)
+    partitions: dict[bytes, Row] = field(default_factory=dict)
+    skipped_files: int = 0
+    skipped_by_index: int = 0
+
+
+def read_matching_entries(
+    file_io: FileIO,
+    table_root: str,
+    snapshot: Snapshot,
+    schema: TableSchema,
+    predicate: Predicate | None,
+) -> tuple[list[ManifestEntry], int]:
+    """Rules 1-2: the entries of the manifests whose partition stats may match the predicate's
+    partition part, in manifest order, and how many manifests were skipped."""
+    partition_fields = list(schema.partition_type.fields)
+    partition_predicate = compute_predicate_on(predicate, set(schema.partition_keys))
+    entries: list[ManifestEntry] = []
+    skipped = 0
+    for manifest in list_snapshot_manifests(file_io, table_root, snapshot):
+        if not is_manifest_matching(manifest, partition_predicate, partition_fields):
+            skipped += 1
+            continue
+        entries.extend(read_manifest(file_io, table_root, manifest.file_name))
+    return entries, skipped
+
+
+def select_live_files(
+    live: Sequence[ManifestEntry],
+    schema: TableSchema,
+    schemas: Mapping[int, TableSchema],
+    predicate: Predicate | None,
+) -> FileSelection:
+    """Rule 3: keep each live file whose level is read, whose partition and statistics may
+    match the predicate, and (without data evolution) whose file index does not rule it out."""
+    partition_fields = list(schema.partition_type.fields)
+    partition_types = [f.type for f in partition_fields]
+    partition_predicate = compute_predicate_on(predicate, set(schema.partition_keys))
+    skip_level_zero = is_level_zero_skipped(schema)
+    by_index = not is_data_evolution_enabled(schema.options)
+    selection = FileSelection()
+    for entry in live:
+        if entry.partition not in selection.partitions:
+            decoded = deserialize_binary_row(entry.partition, partition_types)
+            selection.partitions[entry.partition] = decoded
+        meta, file_schema = entry.file, schemas[entry.file.schema_id]
+        if (
+            (skip_level_zero and meta.level == 0)
+            or not is_partition_matching(
+                selection.partitions[entry.partition], partition_predicate, partition_fields
+            )
+            or not is_file_matching(meta, predicate, schema, file_schema)
+        ):
+            selection.skipped_files += 1
+        elif by_index and not is_planned_by_index(meta, predicate, schema, file_schema):
+            selection.skipped_by_index += 1
+        else:
+            selection.grouped.setdefault((entry.partition, entry.bucket), []).append(meta)
+    return selection
+
+
+def compute_splits(
+    file_io: FileIO,
+    table_root: str,
+    snapshot: Snapshot,
+    schema: TableSchema,
+    selection: FileSelection,
+) -> list[DataSplit]:
+    """Rule 4: one split per partition and bucket, with its directory and deletion files."""
+    deletion_files = (
+        read_deletion_files(file_io, table_root, snapshot, schema)
+        if schema.core_options.deletion_vectors_enabled
+        else {}
+    )
+    return [
+        DataSplit(
+            snapshot_id=snapshot.id,
+            partition=selection.partitions[partition_bytes],
+            partition_bytes=partition_bytes,
+            bucket=bucket,
+            bucket_path=compute_bucket_path(
+                table_root, schema, selection.partitions[partition_bytes], bucket
+            ),
+            files=tuple(files),
+            deletion_files=deletion_files.get((partition_bytes, bucket), {}),
+        )
+        for (partition_bytes, bucket), files in selection.grouped.items()
+    ]
+
+
 def plan_scan(
     file_io: FileIO,
     table_root: str,
@@ -348,62 +443,14 @@ def plan_scan(
 
     ``schemas`` maps every schema id a data file may name to its schema (for statistics).
     """
-    partition_fields = list(schema.partition_type.fields)
-    partition_types = [f.type for f in partition_fields]
-    partition_predicate = compute_predicate_on(predicate, set(schema.partition_keys))
-    skip_level_zero = is_level_zero_skipped(schema)
-
-    entries: list[ManifestEntry] = []
-    skipped_manifests = 0
-    for manifest in list_snapshot_manifests(file_io, table_root, snapshot):
-        if not is_manifest_matching(manifest, partition_predicate, partition_fields):
-            skipped_manifests += 1
-            continue
-        entries.extend(read_manifest(file_io, table_root, manifest.file_name))
-
-    grouped: dict[tuple[bytes, int], list[DataFileMeta]] = {}
-    partitions: dict[bytes, Row] = {}
-    skipped_files = 0
-    skipped_by_index = 0
-    for entry in compute_live_entries(entries).live:
-        if entry.partition not in partitions:
-            partitions[entry.partition] = deserialize_binary_row(entry.partition, partition_types)
-        partition = partitions[entry.partition]
-        meta = entry.file
-        if (
-            (skip_level_zero and meta.level == 0)
-            or not is_partition_matching(partition, partition_predicate, partition_fields)
-            or not is_file_matching(meta, predicate, schema, schemas[meta.schema_id])
-        ):
-            skipped_files += 1
-            continue
-        if not is_data_evolution_enabled(schema.options) and not is_planned_by_index(
-            meta, predicate, schema, schemas[meta.schema_id]
-        ):
-            skipped_by_index += 1
-            continue
-        grouped.setdefault((entry.partition, entry.bucket), []).append(meta)
-
-    deletion_files = (
-        read_deletion_files(file_io, table_root, snapshot, schema)
-        if schema.core_options.deletion_vectors_enabled
-        else {}
+    entries, skipped_manifests = read_matching_entries(
+        file_io, table_root, snapshot, schema, predicate
     )
-    splits = [
-        DataSplit(
-            snapshot_id=snapshot.id,
-            partition=partitions[partition_bytes],
-            partition_bytes=partition_bytes,
-            bucket=bucket,
-            bucket_path=compute_bucket_path(
-                table_root, schema, partitions[partition_bytes], bucket
-            ),
-            files=tuple(files),
-            deletion_files=deletion_files.get((partition_bytes, bucket), {}),
-        )
-        for (partition_bytes, bucket), files in grouped.items()
-    ]
-    return ScanPlan(snapshot.id, splits, skipped_manifests, skipped_files, skipped_by_index)
+    selection = select_live_files(compute_live_entries(entries).live, schema, schemas, predicate)
+    splits = compute_splits(file_io, table_root, snapshot, schema, selection)
+    return ScanPlan(
+        snapshot.id, splits, skipped_manifests, selection.skipped_files, selection.skipped_by_index
+    )
 
 
 def compute_leaf_predicates(predicate: Predicate | None) -> list[Leaf]:

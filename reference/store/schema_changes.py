@@ -28,6 +28,7 @@ from reference.errors import CommitConflictError, SpecViolation, TableAlreadyExi
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.schema import (
+    FIRST_SCHEMA_ID,
     PARTITION_OPTION,
     PRIMARY_KEY_OPTION,
     DropPrimaryKey,
@@ -43,7 +44,6 @@ from reference.spec.schema import (
 from reference.spec.units import NANOS_PER_MILLI
 from reference.store import metadata
 
-FIRST_SCHEMA_ID = 0
 KEY_OPTIONS = (PARTITION_OPTION, PRIMARY_KEY_OPTION)
 
 

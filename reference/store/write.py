@@ -90,6 +90,7 @@ from reference.merge.engine import (
 from reference.merge.sequence import compare_records, compute_row_kind
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row, serialize_binary_row
+from reference.spec.bucket import BucketMode
 from reference.spec.column_stats import STATS_MODE_OPTION, compute_stats_modes, parse_stats_mode
 from reference.spec.commit_message import CommitMessage, DataIncrement, IndexIncrement
 from reference.spec.compare import compare_rows
@@ -110,7 +111,7 @@ from reference.spec.file_format import (
     parse_format_write_options,
 )
 from reference.spec.hash_index import HASH_INDEX_TYPE, decode_hash_index, encode_hash_index
-from reference.spec.key_value import KeyValue
+from reference.spec.key_value import NO_SEQUENCE, WRITE_LEVEL, KeyValue
 from reference.spec.manifest import FileKind, IndexFileMeta, ManifestEntry
 from reference.spec.options import (
     FORCE_LOOKUP_OPTION,
@@ -124,7 +125,6 @@ from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
 from reference.store import query
 from reference.store.bucket_assign import (
-    BucketMode,
     ExistingData,
     HashIndexFile,
     HashIndexUpdate,
@@ -159,11 +159,6 @@ from reference.store.scan import (
     read_index_manifest,
     read_manifest,
 )
-
-WRITE_LEVEL = 0
-"""The LSM level of every file a writer flushes (higher levels come from compaction)."""
-NO_SEQUENCE = -1
-"""The max sequence number of an empty bucket (Java ``DataFileMeta.getMaxSequenceNumber``)."""
 
 # --------------------------------------------------------------------------------------------
 # File naming (rule 7)
@@ -861,6 +856,31 @@ def write_bucket(
     return write_append_bucket(file_io, group.rows, plan, target, names, file_index=file_index)
 
 
+def select_written_rows(
+    rows: Sequence[Row],
+    kinds: Sequence[RowKind] | None,
+    schema: TableSchema,
+    plan: WritePlan,
+    state: BaseState,
+) -> list[RoutedRow]:
+    """The rows a batch writes: each input row (``+I`` unless ``kinds`` says otherwise) routed
+    to its partition and bucket, then kept or dropped by the row rules (``apply_row_rules``)."""
+    inputs = compute_inputs(rows, kinds, plan.fields)
+    routed = route_rows(inputs, schema, plan.mode, state.routing)
+    is_append = not schema.is_primary_key_table
+    return [r for r in (apply_row_rules(r, plan, is_append) for r in routed) if r is not None]
+
+
+def compute_batch_index_updates(
+    kept: Sequence[RoutedRow], plan: WritePlan, state: BaseState
+) -> list[HashIndexUpdate]:
+    """A dynamic-bucket batch updates the hash index of each bucket it writes to
+    (``bucket_assign.compute_hash_index_updates``); other bucket modes keep no hash index."""
+    if plan.mode is not BucketMode.DYNAMIC:
+        return []
+    return compute_hash_index_updates(kept, plan.keys, state.routing.hash_index)
+
+
 def write_batch(  # noqa: PLR0917 (the positional API the table facade calls)
     file_io: FileIO,
     table_root: str,
@@ -887,20 +907,14 @@ def write_batch(  # noqa: PLR0917 (the positional API the table facade calls)
     state = read_base_state(file_io, table_root, schema, base, plan.mode)
     if overwrite:
         state = compute_overwrite_base_state(state)
-    routed = route_rows(compute_inputs(rows, kinds, plan.fields), schema, plan.mode, state.routing)
-    is_append = not schema.is_primary_key_table
-    kept = [r for r in (apply_row_rules(r, plan, is_append) for r in routed) if r is not None]
+    kept = select_written_rows(rows, kinds, schema, plan, state)
     counters = create_name_counters()
     creation_time = naming.creation_time or compute_creation_time()
 
     def names(kind: FileKindPlan) -> str:
         return compute_file_name(kind, naming, counters)
 
-    index_updates = (
-        compute_hash_index_updates(kept, plan.keys, state.routing.hash_index)
-        if plan.mode is BucketMode.DYNAMIC
-        else []
-    )
+    index_updates = compute_batch_index_updates(kept, plan, state)
     increments = write_index_increments(
         file_io, table_root, schema, index_updates, state=state, naming=naming, counters=counters
     )

@@ -47,9 +47,9 @@ from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.bucket import (
     BUCKET_FUNCTION_TYPE_OPTION,
     POSTPONE_BUCKET,
-    BucketFunctionType,
     compute_dynamic_bucket_key_hash,
     compute_fixed_bucket,
+    parse_bucket_function_type,
 )
 from reference.spec.compare import compare_rows, compare_values
 from reference.spec.data import Row, RowKind, Value
@@ -59,6 +59,7 @@ from reference.spec.data_file import (
     VALUE_KIND_FIELD,
     DataFileMeta,
 )
+from reference.spec.options import BucketFunctionType
 from reference.spec.row_tracking import compute_written_fields
 from reference.spec.schema import TableSchema
 from reference.store.read import compute_file_fields, read_file_rows
@@ -256,7 +257,7 @@ def check_partition_values(
 
 
 def compute_bucket_function(file_schema: TableSchema) -> BucketFunctionType:
-    return BucketFunctionType.from_option(
+    return parse_bucket_function_type(
         file_schema.options.get(BUCKET_FUNCTION_TYPE_OPTION, BucketFunctionType.DEFAULT.value)
     )
 

@@ -154,9 +154,9 @@ def test_mod_bucket_function_is_floor_mod() -> None:
 
 
 def test_bucket_function_option_parses_case_insensitively() -> None:
-    assert b.BucketFunctionType.from_option("MOD") is b.BucketFunctionType.MOD
+    assert b.parse_bucket_function_type("MOD") is b.BucketFunctionType.MOD
     with pytest.raises(InvalidOptionError):
-        b.BucketFunctionType.from_option("range")
+        b.parse_bucket_function_type("range")
 
 
 def test_key_hash_is_the_word_murmur_of_the_key_row() -> None:

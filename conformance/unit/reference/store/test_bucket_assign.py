@@ -12,11 +12,10 @@ import pytest
 from reference.errors import InvalidOptionError, UnsupportedFeature
 from reference.spec import types as t
 from reference.spec.binary_row import compute_binary_row_hash, encode_binary_row
-from reference.spec.bucket import compute_dynamic_bucket_key_hash, compute_fixed_bucket
+from reference.spec.bucket import BucketMode, compute_dynamic_bucket_key_hash, compute_fixed_bucket
 from reference.spec.data import Row, RowKind
 from reference.spec.schema import TableSchema, compute_table_schema
 from reference.store.bucket_assign import (
-    BucketMode,
     DynamicBucketOptions,
     ExistingData,
     HashIndexFile,
