@@ -64,11 +64,13 @@ from enum import Enum
 from reference.errors import PaimonFormatError, SpecViolation, UnsupportedFeature
 from reference.spec import types as t
 from reference.spec.data import (
+    PairMap,
     Row,
     RowKind,
     Timestamp,
     Value,
     Variant,
+    build_map,
     decimal_from_unscaled,
     decimal_unscaled,
 )
@@ -795,7 +797,7 @@ def _decode_array(
 
 def _decode_map(
     section: _Section, offset: int, size: int, key_type: t.DataType, value_type: t.DataType
-) -> dict[Value, Value]:
+) -> dict[Value, Value] | PairMap:
     """A map: key array size, key array, value array; both arrays must have as many elements."""
     if size < MAP_KEY_ARRAY_SIZE_WIDTH:
         raise _fail(section, f"map of {size} bytes has no room for its key array size")
@@ -808,10 +810,7 @@ def _decode_map(
     values = _decode_array(section, keys_offset + key_size, values_size, value_type)
     if len(keys) != len(values):
         raise _fail(section, f"map has {len(keys)} keys but {len(values)} values")
-    try:
-        entries = dict(zip(keys, values, strict=True))
-    except TypeError:
-        raise UnsupportedFeature(f"map keys of type {key_type} are not hashable here") from None
+    entries = build_map(zip(keys, values, strict=True))  # PairMap when keys are unhashable
     if len(entries) != len(keys):
         raise SpecViolation("a map holds the same key twice", code="BINARY_MAP_DUPLICATE_KEY")
     return entries

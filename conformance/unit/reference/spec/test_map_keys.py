@@ -22,6 +22,7 @@ import pytest
 from conformance.java.harness import JavaHarness
 from reference.io import LocalFileIO
 from reference.spec import types as t
+from reference.spec.binary_row import deserialize_binary_row, serialize_binary_row
 from reference.spec.casts import cast_value
 from reference.spec.data import PairMap, Row, Timestamp, build_map, days_from_date
 from reference.store.query import LATEST, read_table
@@ -120,3 +121,11 @@ def test_schema_evolution_casts_map_values_under_unhashable_keys() -> None:
     target = t.MapType(t.ArrayType(t.IntType()), t.BigIntType())
     value = PairMap([([1], 2), ([], None)])
     assert cast_value(value, source, target) == PairMap([([], None), ([1], 2)])
+
+
+def test_binary_row_maps_with_unhashable_keys_decode() -> None:
+    """Java ``BinaryMap`` holds keys of any type; decoding one keyed by arrays gives a PairMap
+    (was: UnsupportedFeature 'not hashable')."""
+    types = [t.MapType(t.ArrayType(t.IntType()), STRING), t.MultisetType(KEY_ROW)]
+    row = (PairMap([([1, 2], "a"), ([], None)]), PairMap([((1, ["x"]), 2)]))
+    assert deserialize_binary_row(serialize_binary_row(row, types), types) == row
