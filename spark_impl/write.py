@@ -76,6 +76,7 @@ from reference.spec.java_collections import (
     compute_java_hash_map_order,
 )
 from reference.spec.java_numbers import SHORT_MAX as JAVA_SHORT_MAX
+from reference.spec.key_value import WRITE_LEVEL
 from reference.spec.manifest import IndexFileMeta
 from reference.spec.options import ChangelogProducer, option_value, validate_engine_combinations
 from reference.spec.row_tracking import find_unwritten_option
@@ -123,8 +124,6 @@ HELPER_COLUMNS = frozenset({POSITION_COLUMN, BUCKET_COLUMN, ASSIGNER_COLUMN})
 ROW_KIND_STRINGS = tuple(kind.short_string for kind in RowKind)
 ROW_KIND_BYTES = np.array([kind.byte_value for kind in RowKind], dtype=np.int8)
 RETRACT_BYTES = (RowKind.UPDATE_BEFORE.byte_value, RowKind.DELETE.byte_value)
-WRITE_LEVEL = 0
-UNAWARE_BUCKET = 0
 
 
 # --------------------------------------------------------------------------------------------
