@@ -102,6 +102,7 @@ from reference.spec.format_table import (
     FORMAT_TABLE_COMPRESSION_OPTION as FORMAT_TABLE_COMPRESSION_OPTION,
 )
 from reference.spec.format_table import FORMAT_TABLE_TYPE as FORMAT_TABLE_TYPE
+from reference.spec.format_table import HIDDEN_PREFIXES
 from reference.spec.format_table import INTEGER_BITS as INTEGER_BITS
 from reference.spec.format_table import LEGACY_COMPRESSION_OPTION as LEGACY_COMPRESSION_OPTION
 from reference.spec.format_table import LEGACY_PARTITION_NAME_OPTION as LEGACY_PARTITION_NAME_OPTION
@@ -137,7 +138,6 @@ from reference.spec.predicate import Predicate, is_row_matching
 from reference.spec.schema import TABLE_TYPE_OPTION as TABLE_TYPE_OPTION
 from reference.store.scan import compute_predicate_on
 
-HIDDEN_PREFIXES = ("_", ".")
 PARTITION_SEPARATOR = "="
 
 

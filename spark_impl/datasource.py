@@ -83,7 +83,7 @@ from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.casts import cast_value
 from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
-from reference.spec.format_table import PATH_OPTION
+from reference.spec.format_table import DYNAMIC_OVERWRITE_OPTION, PATH_OPTION
 from reference.spec.predicate import Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot
@@ -119,6 +119,7 @@ from spark_impl.plan import (
 )
 from spark_impl.read import read_split
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
+from spark_impl.system_tables import MAX_BATCH_ROWS
 from spark_impl.write import (
     ASSIGNER_COLUMN,
     BUCKET_COLUMN,
@@ -129,10 +130,8 @@ from spark_impl.write import (
 )
 
 FORMAT_NAME = "paimon"
-MAX_BATCH_ROWS = 65_536
 FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 HIDE_TRACEBACK_CONF = "spark.sql.execution.pyspark.udf.hideTraceback.enabled"
-DYNAMIC_OVERWRITE_OPTION = "dynamic-partition-overwrite"
 LOG = logging.getLogger(__name__)
 STRING_TYPE = t.VarCharType(t.MAX_LENGTH)
 BOOLEAN_TEXTS = ("true", "false")

@@ -30,6 +30,7 @@ from reference.spec.file_format import (
 from reference.spec.format_table import (
     FILE_FORMAT_OPTION,
     FORMAT_TABLE_TYPE,
+    HIDDEN_PREFIXES,
     FormatTable,
     FormatTableFormat,
     compute_csv_options,
@@ -48,7 +49,6 @@ PAIMON_IMPLEMENTATION = "paimon"
 ENGINE_IMPLEMENTATION = "engine"
 
 
-HIDDEN_PREFIXES = ("_", ".")
 
 
 STRING = t.VarCharType(t.MAX_LENGTH)

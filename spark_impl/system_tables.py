@@ -36,11 +36,11 @@ from reference.spec.data import Timestamp
 from reference.spec.format_table import PATH_OPTION
 from reference.spec.snapshot import LocalDateTime
 from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MICRO
+from spark_impl.options import SYSTEM_TABLE_OPTION
 from spark_impl.plan import TimeTravel
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
 
 SYSTEM_TABLE_SEPARATOR = "$"
-SYSTEM_TABLE_OPTION = "system-table"
 MAX_BATCH_ROWS = 65_536
 EPOCH = datetime.datetime(1970, 1, 1)
 TIME_TRAVEL_KEYS = {

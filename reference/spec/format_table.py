@@ -50,6 +50,9 @@ LEGACY_PARTITION_NAME_OPTION = "partition.legacy-name"
 
 
 DYNAMIC_OVERWRITE_OPTION = "dynamic-partition-overwrite"
+HIDDEN_PREFIXES = ("_", ".")
+"""Names starting with these are not data files of a format table (Java
+``FormatTableScan``: hidden and underscore-prefixed files are skipped)."""
 
 
 FILE_COMPRESSION_OPTION = "file.compression"
