@@ -15,27 +15,56 @@ Offsets are snapshot ids: ``{"snapshot": n}`` means every snapshot up to ``n`` w
    changelog files of COMPACT snapshots. Changes are the records of those files, unmerged, with
    their kinds. OVERWRITE snapshots (and the other kinds) are skipped.
 3. A snapshot that expired before it was read fails the read.
+4. *Start* (``scan.mode``, resolved as ``reference.spec.options.resolve_startup_mode``; Java
+   ``AbstractDataTableScan.createStartingScanner``): ``latest-full`` / ``full`` as rule 1;
+   ``latest``: the snapshots after the latest one when the query starts; ``from-snapshot``
+   (``scan.snapshot-id``): that snapshot's changes and later (never before the earliest);
+   ``from-snapshot-full``: that snapshot in full, then later ones; ``from-timestamp``
+   (``scan.timestamp-millis``): the changes of the snapshots committed at or after it;
+   ``compacted-full``: the latest (full) compaction's snapshot in full, then later ones. A
+   tag cannot start a stream (Paimon 0.9): refused. An initial offset that asks for a full
+   read carries ``full``: the snapshot read in full first.
+5. *Trigger.AvailableNow*: the latest snapshot when the query starts caps every offset.
+6. *Consumers* (``consumer-id``, Java ``ConsumerManager``): a new query starts at the
+   consumer's recorded next snapshot (unless ``consumer.ignore-progress``), without a full
+   read; each finished micro-batch records the snapshot after it in ``consumer/consumer-<id>``
+   as ``{"nextSnapshot": N}``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
 from reference import layout
-from reference.errors import SnapshotNotFoundError
+from reference.errors import InvalidOptionError, SnapshotNotFoundError
 from reference.io import FileIO
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data import RowKind
 from reference.spec.manifest import FileKind, ManifestEntry
-from reference.spec.options import ChangelogProducer, MergeEngine, option_value
+from reference.spec.options import (
+    ChangelogProducer,
+    ConsumerMode,
+    MergeEngine,
+    StartupMode,
+    option_value,
+    resolve_startup_mode,
+)
 from reference.spec.schema import TableSchema, decode_schema
-from reference.spec.snapshot import CommitKind, Snapshot
+from reference.spec.snapshot import (
+    FIRST_SNAPSHOT_ID,
+    CommitKind,
+    Consumer,
+    Snapshot,
+    decode_consumer,
+    encode_consumer,
+)
 from spark_impl.changelog import is_lookup_merge, select_lookup_candidates
+from spark_impl.commit import BATCH_COMMIT_IDENTIFIER
 from spark_impl.merge import KIND_COLUMN, compute_merge_config, is_add_kind
 from spark_impl.metadata import (
     find_earliest_snapshot_id,
@@ -52,6 +81,7 @@ from spark_impl.reduce import reduce_records
 
 NOTHING_READ = -1
 SNAPSHOT_KEY = "snapshot"
+FULL_KEY = "full"
 ROW_KIND_COLUMN = "_ROW_KIND"
 ROW_KIND_STRINGS = np.array([kind.short_string for kind in RowKind], dtype=object)
 INSERT = RowKind.INSERT.short_string
@@ -183,14 +213,7 @@ def plan_micro_batch(file_io: FileIO, table_root: str, start: int, end: int) -> 
         return []
     if start != NOTHING_READ:
         return change_splits(file_io, table_root, start, end)
-    splits = full_splits(file_io, table_root, end)
-    schema = decode_schema(
-        read_schema_json(file_io, table_root, latest_schema_id(file_io, table_root))
-    )
-    core = schema.core_options
-    if core.deletion_vectors_enabled and core.changelog_producer is not ChangelogProducer.LOOKUP:
-        splits += change_splits(file_io, table_root, end - 1, end)
-    return splits
+    return [*full_splits(file_io, table_root, end), *level_zero_follow_up(file_io, table_root, end)]
 
 
 def with_row_kinds(table: pa.Table, kinds: np.ndarray) -> pa.Table:
@@ -259,3 +282,205 @@ def offset_value(offset: Mapping[str, object] | None) -> int:
 
 def make_offset(snapshot_id: int) -> dict[str, int]:
     return {SNAPSHOT_KEY: snapshot_id}
+
+
+# --------------------------------------------------------------------------------------------
+# Start position and consumers (rules 4-6)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StreamStart:
+    """The options that place a stream's start, read once (Java ``CoreOptions``)."""
+
+    mode: StartupMode
+    snapshot_id: int | None
+    timestamp_millis: int | None
+    tag_name: str | None
+    consumer_id: str | None
+    consumer_mode: ConsumerMode
+    ignore_progress: bool
+    delta_commits: int | None
+    producer: ChangelogProducer
+
+
+def read_stream_start(schema: TableSchema, options: Mapping[str, str]) -> StreamStart:
+    """The table's options overridden by the read's (Java dynamic options)."""
+    merged = {**schema.options, **options}
+    consumer_id = option_value(merged, "consumer-id")
+    if consumer_id is not None and (not consumer_id.strip() or "/" in consumer_id):
+        raise InvalidOptionError("consumer-id", consumer_id, "must be a non-empty file name")
+    return StreamStart(
+        mode=resolve_startup_mode(merged),
+        snapshot_id=option_value(merged, "scan.snapshot-id"),
+        timestamp_millis=option_value(merged, "scan.timestamp-millis"),
+        tag_name=option_value(merged, "scan.tag-name"),
+        consumer_id=consumer_id,
+        consumer_mode=option_value(merged, "consumer.mode"),
+        ignore_progress=bool(option_value(merged, "consumer.ignore-progress")),
+        delta_commits=option_value(merged, "full-compaction.delta-commits"),
+        producer=option_value(merged, "changelog-producer"),
+    )
+
+
+def list_snapshot_ids(file_io: FileIO, table_root: str) -> list[int]:
+    earliest = find_earliest_snapshot_id(file_io, table_root)
+    latest = find_latest_snapshot_id(file_io, table_root)
+    return [] if earliest is None or latest is None else list(range(earliest, latest + 1))
+
+
+def find_snapshot_before_time(file_io: FileIO, table_root: str, time_millis: int) -> int:
+    """The latest snapshot committed before ``time_millis``, one below the earliest when none
+    is (Java ``SnapshotManager.earlierThanTimeMills``); 0 without snapshots."""
+    ids = list_snapshot_ids(file_io, table_root)
+    found = ids[0] - 1 if ids else 0
+    for snapshot_id in ids:
+        if read_snapshot(file_io, table_root, snapshot_id).time_millis < time_millis:
+            found = snapshot_id
+    return found
+
+
+def find_compacted_snapshot_id(file_io: FileIO, table_root: str, start: StreamStart) -> int | None:
+    """``compacted-full``: the latest COMPACT snapshot (of a full compaction when
+    ``full-compaction.delta-commits`` is set or the producer is ``full-compaction``: identifier
+    a multiple of it or the batch one), else the latest snapshot (Java
+    ``FullCompactedStartingScanner``, ``CompactedStartingScanner``)."""
+    delta_commits = start.delta_commits
+    if delta_commits is None and start.producer is ChangelogProducer.FULL_COMPACTION:
+        delta_commits = 1
+    ids = list_snapshot_ids(file_io, table_root)
+    for snapshot_id in reversed(ids):
+        snapshot = read_snapshot(file_io, table_root, snapshot_id)
+        if snapshot.commit_kind is not CommitKind.COMPACT:
+            continue
+        identifier = snapshot.commit_identifier
+        if delta_commits is None or identifier == BATCH_COMMIT_IDENTIFIER:
+            return snapshot_id
+        if identifier % delta_commits == 0:
+            return snapshot_id
+    return ids[-1] if ids else None
+
+
+def read_consumer_next(file_io: FileIO, table_root: str, consumer_id: str) -> int | None:
+    """The next snapshot the consumer recorded (``consumer/consumer-<id>``), if any."""
+    path = layout.consumer_path(table_root, consumer_id)
+    if not file_io.exists(path):
+        return None
+    return decode_consumer(file_io.read_bytes(path)).next_snapshot
+
+
+def write_consumer_next(file_io: FileIO, table_root: str, consumer_id: str, next_id: int) -> None:
+    """Rule 6: record the consumer's progress (``{"nextSnapshot": N}``)."""
+    path = layout.consumer_path(table_root, consumer_id)
+    file_io.write_bytes(path, encode_consumer(Consumer(next_id)).encode())
+
+
+def compute_initial_offset(
+    file_io: FileIO, table_root: str, options: Mapping[str, str]
+) -> dict[str, int]:
+    """Rules 4 and 6: the offset a new query starts from (``snapshot``: every snapshot up to it
+    counts as read; ``full``: that snapshot is read in full first)."""
+    schema = decode_schema(
+        read_schema_json(file_io, table_root, latest_schema_id(file_io, table_root))
+    )
+    start = read_stream_start(schema, options)
+    earliest = find_earliest_snapshot_id(file_io, table_root) or FIRST_SNAPSHOT_ID
+    if start.consumer_id is not None and not start.ignore_progress:
+        resumed = read_consumer_next(file_io, table_root, start.consumer_id)
+        if resumed is not None:
+            return make_offset(max(resumed, earliest) - 1)
+    return compute_mode_offset(file_io, table_root, start, earliest)
+
+
+def compute_mode_offset(
+    file_io: FileIO, table_root: str, start: StreamStart, earliest: int
+) -> dict[str, int]:
+    """Rule 4 by ``scan.mode`` (Java ``AbstractDataTableScan.createStartingScanner``)."""
+    mode = start.mode
+    if mode is StartupMode.LATEST_FULL:
+        return make_offset(NOTHING_READ)
+    if mode is StartupMode.LATEST:
+        return make_offset(find_latest_snapshot_id(file_io, table_root) or 0)
+    if mode in (StartupMode.FROM_SNAPSHOT, StartupMode.FROM_SNAPSHOT_FULL):
+        if start.snapshot_id is None:
+            raise InvalidOptionError(
+                "scan.tag-name", start.tag_name, "a stream starts from a snapshot id, not a tag"
+            )
+        first = max(start.snapshot_id, earliest)
+        if mode is StartupMode.FROM_SNAPSHOT:
+            return make_offset(first - 1)
+        return {SNAPSHOT_KEY: first - 1, FULL_KEY: first}
+    if mode is StartupMode.FROM_TIMESTAMP:
+        if start.timestamp_millis is None:
+            raise InvalidOptionError("scan.timestamp", None, "use scan.timestamp-millis")
+        return make_offset(find_snapshot_before_time(file_io, table_root, start.timestamp_millis))
+    if mode is StartupMode.COMPACTED_FULL:
+        picked = find_compacted_snapshot_id(file_io, table_root, start)
+        if picked is None:
+            return make_offset(NOTHING_READ)
+        return {SNAPSHOT_KEY: picked - 1, FULL_KEY: picked}
+    raise InvalidOptionError("scan.mode", mode.value, "not a streaming start")
+
+
+def full_snapshot_of(offset: Mapping[str, object] | None) -> int | None:
+    """The snapshot an initial offset reads in full first (rule 4), if any."""
+    value = None if offset is None else offset.get(FULL_KEY)
+    return int(value) if isinstance(value, (int, str)) else None
+
+
+def plan_offsets(
+    file_io: FileIO, table_root: str, start: Mapping[str, object], end: Mapping[str, object]
+) -> list[StreamSplit]:
+    """The splits between two offsets: a full read first when ``start`` asks for one."""
+    first, last = offset_value(start), offset_value(end)
+    full = full_snapshot_of(start)
+    if full is None:
+        return plan_micro_batch(file_io, table_root, first, last)
+    if last < full:
+        return []
+    return [
+        *full_splits(file_io, table_root, full),
+        *level_zero_follow_up(file_io, table_root, full),
+        *change_splits(file_io, table_root, full, last),
+    ]
+
+
+def level_zero_follow_up(file_io: FileIO, table_root: str, full: int) -> list[StreamSplit]:
+    """Rule 1's exception: with deletion vectors (and a producer other than ``lookup``) a
+    full read skips level 0, so the fully read snapshot's own changes follow it."""
+    schema = decode_schema(
+        read_schema_json(file_io, table_root, latest_schema_id(file_io, table_root))
+    )
+    core = schema.core_options
+    if core.deletion_vectors_enabled and core.changelog_producer is not ChangelogProducer.LOOKUP:
+        return change_splits(file_io, table_root, full - 1, full)
+    return []
+
+
+def latest_offset_after(
+    file_io: FileIO, table_root: str, start: Mapping[str, object], cap: int | None
+) -> dict[str, int]:
+    """The end of the next micro-batch: the latest snapshot (at most ``cap``, the
+    ``Trigger.AvailableNow`` target), never before the start's full snapshot."""
+    begin = offset_value(start)
+    latest = latest_offset(file_io, table_root, begin)
+    if cap is not None:
+        latest = max(begin, min(latest, cap))
+    full = full_snapshot_of(start)
+    if full is not None and latest < full:
+        return dict(start)  # type: ignore[arg-type]
+    return make_offset(latest)
+
+
+def record_consumer(
+    file_io: FileIO, table_root: str, options: Mapping[str, str], end: Mapping[str, object]
+) -> None:
+    """Rule 6 for a finished micro-batch ending at ``end``: the consumer's next snapshot is
+    the one after it (``exactly-once`` and ``at-least-once`` alike: the source records a batch
+    only once Spark has logged it done, see :mod:`spark_impl.stream_source`). An initial
+    offset (nothing read, or a full read pending) records nothing."""
+    consumer_id = options.get("consumer-id")
+    done = offset_value(end)
+    if consumer_id is None or done == NOTHING_READ or full_snapshot_of(end) is not None:
+        return
+    write_consumer_next(file_io, table_root, consumer_id, done + 1)

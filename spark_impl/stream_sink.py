@@ -22,7 +22,10 @@ filterCommitted``, ``table/sink/StreamTableCommit``):
    ``filterCommitted``: the user's latest identifier is at least as large) and commits
    nothing, so every row lands once. Without either option each query draws a fresh user
    (a query without a checkpoint cannot be resumed anyway).
-3. Output mode ``complete`` overwrites the table each batch (``INSERT OVERWRITE``); ``append``
+3. A path that holds no table yet gets one made from the stream's schema and Paimon's options
+   (``primary-key``, ``partition``, ``bucket``, ...), as a batch write does
+   (:func:`spark_impl.datasource.prepare_write_target`).
+4. Output mode ``complete`` overwrites the table each batch (``INSERT OVERWRITE``); ``append``
    and ``update`` append (a primary-key table merges updates by key).
 """
 
@@ -32,13 +35,15 @@ import os
 import signal
 import uuid
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
+from pyspark.sql.types import StructType
 
 from reference.errors import InvalidOptionError
-from spark_impl.datasource import PaimonWriter
+from spark_impl.datasource import PaimonWriter, open_file_io, prepare_write_target
 from spark_impl.options import (
     CHECKPOINT_LOCATION_OPTION,
     COMMIT_IDENTIFIER_OPTION,
@@ -77,18 +82,40 @@ def check_stream_options(options: Mapping[str, str]) -> None:
         )
 
 
+def find_driver_jvm() -> int | None:
+    """The nearest ancestor process running Java (the driver's JVM; Linux ``/proc``)."""
+    pid = os.getppid()
+    while pid > 1:
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return None
+        if b"java" in command.split(b"\0", 1)[0]:
+            return pid
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    return None
+
+
 def kill_after_commit(batch_id: int) -> None:
-    """The fault hook of :data:`KILL_AFTER_COMMIT_ENV` (tests only)."""
+    """The fault hook of :data:`KILL_AFTER_COMMIT_ENV` (tests only): SIGKILL the process
+    group of the driver's JVM (the driver program and the JVM), then this process."""
     wanted = os.environ.get(KILL_AFTER_COMMIT_ENV)
-    if wanted is not None and wanted.strip() == str(batch_id):
-        os.killpg(os.getpgrp(), signal.SIGKILL)
+    if wanted is None or wanted.strip() != str(batch_id):
+        return
+    jvm = find_driver_jvm()
+    os.killpg(os.getpgid(jvm) if jvm is not None else os.getpgrp(), signal.SIGKILL)
+    os._exit(1)
 
 
 class PaimonStreamWriter(DataSourceStreamArrowWriter):
     """The ``paimon`` stream sink (module docstring); Spark ``StreamingWrite`` semantics."""
 
-    def __init__(self, options: dict[str, str], overwrite: bool) -> None:
+    def __init__(
+        self, options: dict[str, str], overwrite: bool, spark_schema: StructType | None = None
+    ) -> None:
         check_stream_options(options)
+        prepare_write_target(open_file_io(options), options, spark_schema)
         self.options = options
         self.overwrite = overwrite
         self.commit_user = compute_commit_user(options) or str(uuid.uuid4())
@@ -113,6 +140,10 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
         self.batch_writer(batchId).abort(messages)
 
 
-def create_stream_writer(options: Mapping[str, Any], overwrite: bool) -> PaimonStreamWriter:
-    """What ``PaimonDataSource.streamWriter`` returns."""
-    return PaimonStreamWriter({str(k): str(v) for k, v in options.items()}, overwrite)
+def create_stream_writer(
+    options: Mapping[str, Any], overwrite: bool, spark_schema: StructType | None = None
+) -> PaimonStreamWriter:
+    """What ``PaimonDataSource.streamWriter`` returns; a path that holds no table yet gets one
+    made from the stream's schema and Paimon's options, as a batch write does."""
+    plain = {str(k): str(v) for k, v in options.items()}
+    return PaimonStreamWriter(plain, overwrite, spark_schema)

@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 import pyarrow as pa
 
+from reference.errors import UnsupportedFeature
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.schema import TableSchema, decode_schema
@@ -30,6 +31,7 @@ from spark_impl.system_tables import Columns, parse_travel
 
 ROW_KIND_NAME = "rowkind"
 ROW_KIND_TYPE = t.VarCharType(t.MAX_LENGTH)
+INCREMENTAL_OPTIONS = ("incremental-between", "incremental-between-timestamp")
 
 
 def plan_rows_read(file_io: FileIO, root: str, travel: TimeTravel) -> tuple[ReadPlan, TableSchema]:
@@ -93,7 +95,18 @@ def rows_schema(file_io: FileIO, root: str, options: Mapping[str, str]) -> Table
     return decode_schema(schema_json)
 
 
+def refuse_incremental(options: Mapping[str, str]) -> None:
+    """The incremental forms of ``audit_log`` / ``binlog`` are not implemented here."""
+    for key in INCREMENTAL_OPTIONS:
+        if key in options:
+            raise UnsupportedFeature(
+                f"option '{key}' on the audit_log / binlog system tables from Spark (use "
+                "reference.Table.system_table, or a batch read with that option)"
+            )
+
+
 def audit_log_columns_of(file_io: FileIO, root: str, options: Mapping[str, str]) -> Columns:
+    refuse_incremental(options)
     return audit_log_columns(rows_schema(file_io, root, options))
 
 
@@ -102,6 +115,7 @@ def ro_columns_of(file_io: FileIO, root: str, options: Mapping[str, str]) -> Col
 
 
 def audit_log_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> pa.Table:
+    refuse_incremental(options)
     return read_audit_log(file_io, root, parse_travel(options))
 
 

@@ -23,7 +23,8 @@ FilesTable, PartitionsTable, AuditLogTable, ReadOptimizedTable}`` of Paimon 0.9.
 * ``partitions``: per partition of the latest snapshot, the sums of its entries (ADD adds,
   DELETE subtracts) of rows, bytes and files, the latest file creation time; empty partitions
   left out.
-* ``audit_log`` and ``ro``: see :mod:`spark_impl.system_table_reads`.
+* ``audit_log`` and ``ro``: see :mod:`spark_impl.system_table_reads`; ``buckets``, ``binlog``
+  and ``table_indexes`` (main's, with main's columns): :mod:`spark_impl.system_table_main`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from reference.spec.json_format import decode_json_object, encode_json
 from reference.spec.manifest import FileKind, ManifestEntry
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot, decode_consumer, decode_tag
+from spark_impl import system_table_main as main
 from spark_impl import system_table_reads as reads
 from spark_impl.metadata import (
     find_earliest_snapshot_id,
@@ -585,5 +587,11 @@ SYSTEM_TABLES: dict[str, SystemTable] = {
     "ro": SystemTable(reads.ro_columns_of, reads.ro_rows),
     "aggregation_fields": SystemTable(fixed_columns(AGGREGATION_COLUMNS), aggregation_fields_rows),
     "statistics": SystemTable(fixed_columns(STATISTICS_COLUMNS), statistics_rows),
+    "buckets": SystemTable(fixed_columns(main.BUCKETS_COLUMNS), main.buckets_rows),
+    "binlog": SystemTable(main.binlog_columns_of, main.binlog_rows),
+    "table_indexes": SystemTable(
+        fixed_columns(main.TABLE_INDEXES_COLUMNS), main.table_indexes_rows
+    ),
 }
-"""Paimon 0.9.0's data system tables (``SystemTableLoader`` order): columns and rows."""
+"""Paimon 0.9.0's data system tables (``SystemTableLoader`` order), then main's ``buckets``,
+``binlog`` and ``table_indexes`` (:mod:`spark_impl.system_table_main`): columns and rows."""
