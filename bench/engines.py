@@ -1,7 +1,11 @@
 """The engines under benchmark, each reduced to the few calls a workload makes.
 
-* ``spark_impl`` through its public API only (``register``, ``write_table``,
-  ``format("paimon")``, ``jobs.compact``), on a local-mode session per master;
+* ``spark_impl`` through its public API only (``register``, ``native_write.write_table``
+  (append tables natively, others through ``write_table``), ``read_table`` (the hybrid read),
+  ``format("paimon")`` for point queries, ``jobs.compact``), on a local-mode session per master;
+* ``spark-native``: Spark's own Parquet path on the same data and files (``df.write.parquet``
+  of the same frames, ``spark.read.parquet`` of the snapshot's live data files, unmerged), at
+  local[2]: the yardstick of spark_impl's ratios (issue 20);
 * ``pypaimon-rust`` 0.4 (write and read), ``pypaimon`` 2.1 (write and read);
 * ``reference`` (the pure-Python oracle; small sizes only);
 * Java Paimon 0.9 through the conformance harness (full compaction);
@@ -44,6 +48,7 @@ from reference.table import Table
 ENGINE_NAMES = (
     "spark-local1",
     "spark-local2",
+    "spark-native",
     "pypaimon-rust",
     "pypaimon",
     "reference",
@@ -167,11 +172,12 @@ def measure_session_start(master: str) -> float:
 def spark_write_commits(
     spark: Any, root: str, rows: int, frames: Callable[[Any, int, int], Any]
 ) -> None:
-    """Write the five commits ``frames(spark, rows, commit)`` with spark_impl."""
-    import spark_impl  # noqa: PLC0415
+    """Write the five commits ``frames(spark, rows, commit)`` with spark_impl (its native
+    writer for append tables, which hands other tables to ``spark_impl.write_table``)."""
+    from spark_impl.native_write import write_table  # noqa: PLC0415
 
     for commit in range(w.COMMITS):
-        spark_impl.write_table(frames(spark, rows, commit), root)
+        write_table(frames(spark, rows, commit), root)
 
 
 def spark_write_pk(spark: Any, root: str, rows: int) -> None:
@@ -183,7 +189,24 @@ def spark_write_append(spark: Any, root: str, rows: int) -> None:
 
 
 def spark_read(spark: Any, root: str) -> w.Checksum:
-    return w.spark_checksum(spark.read.format("paimon").load(root))
+    """The hybrid read (``spark_impl.read_table``)."""
+    import spark_impl  # noqa: PLC0415
+
+    return w.spark_checksum(spark_impl.read_table(spark, root))
+
+
+def spark_native_write(
+    spark: Any, directory: str, rows: int, frames: Callable[[Any, int, int], Any]
+) -> None:
+    """``spark-native``: the same five frames appended with ``df.write.parquet`` (zstd)."""
+    for commit in range(w.COMMITS):
+        frame = frames(spark, rows, commit)
+        frame.write.mode("append").option("compression", "zstd").parquet(directory)
+
+
+def spark_native_read(spark: Any, paths: Sequence[str]) -> w.Checksum:
+    """``spark-native``: ``spark.read.parquet`` of the given data files, nothing merged."""
+    return w.spark_checksum(spark.read.parquet(*paths))
 
 
 def spark_compact(spark: Any, root: str) -> None:

@@ -22,6 +22,10 @@ from bench import workloads as w
 from bench.memory import PeakMemory, tracking_peaks
 
 SPARK_ENGINES = {"spark-local1": "local[1]", "spark-local2": "local[2]"}
+NATIVE_ENGINE = "spark-native"
+"""Spark's own Parquet path (``df.write.parquet``, ``spark.read.parquet``) on the same data and
+files, at local[2]: what spark_impl's targets are ratios against (issue 20)."""
+SESSION_OF = {**SPARK_ENGINES, NATIVE_ENGINE: "local[2]"}
 
 
 @dataclass
@@ -47,11 +51,11 @@ class Suite:
             pytest.skip(f"engine {engine} not selected (or not run at this size)")
 
     def spark(self, engine: str) -> Any:
-        """The session of a ``spark-local<n>`` engine."""
-        return self.sessions.get(SPARK_ENGINES[engine])
+        """The session of a ``spark-local<n>`` engine (``spark-native``: local[2])."""
+        return self.sessions.get(SESSION_OF[engine])
 
     def uses_spark(self) -> bool:
-        return bool(set(SPARK_ENGINES) & self.engines)
+        return bool(set(SESSION_OF) & self.engines)
 
     def java(self) -> Any:
         """The Java 0.9 harness; skips when Java cannot run here."""

@@ -15,7 +15,7 @@ import pyarrow as pa
 from bench import engines as e
 from bench import features as f
 from bench import workloads as w
-from bench.harness import SPARK_ENGINES, Plan, Suite
+from bench.harness import NATIVE_ENGINE, SPARK_ENGINES, Plan, Suite
 
 _names = itertools.count()
 
@@ -202,6 +202,8 @@ def _write_plan(suite: Suite, engine: str, workload: TableWorkload) -> Plan:
         spark, rows, spark_write = suite.spark(engine), suite.rows, workload.spark_write
         run = lambda root: spark_write(spark, root, rows)  # noqa: E731
         return Plan(new_table, run, rust_checksum, expected, keep_as(suite, keep_key))
+    if engine == NATIVE_ENGINE:
+        return native_write_plan(suite, workload)
     data = workload.all_commits(suite.rows)
     if engine == "pypaimon-rust":
         run = lambda root: e.rust_write(root, data)  # noqa: E731
@@ -224,6 +226,25 @@ def _write_plan(suite: Suite, engine: str, workload: TableWorkload) -> Plan:
     return Plan(directory, run, floor_directory_checksum, floor_expected, remove_table)
 
 
+def native_write_plan(suite: Suite, workload: TableWorkload) -> Plan:
+    """``spark-native``: the frames spark_impl writes, appended as plain Parquet by Spark into
+    a directory (no buckets, no Paimon metadata); checked by reading the files back."""
+    spark, rows = suite.spark(NATIVE_ENGINE), suite.rows
+    frames = partial(e.spark_native_write, frames=workload_frames(workload))
+    directory = lambda: (f"{suite.warehouse}/{fresh_name(f'native_{workload.name}')}",)  # noqa: E731
+    run = lambda target: frames(spark, target, rows)  # noqa: E731
+    expected = w.arrow_checksum(pa.concat_tables(workload.all_commits(rows)))
+    return Plan(directory, run, floor_directory_checksum, expected, remove_table)
+
+
+def workload_frames(workload: TableWorkload) -> Callable[[Any, int, int], Any]:
+    """The Spark frames of a workload's commits (what its ``spark_write`` writes)."""
+    frames = getattr(workload.spark_write, "keywords", {}).get("frames")
+    if frames is not None:
+        return frames  # type: ignore[no-any-return]
+    return w.commit_spark_frame if workload.primary_key else w.append_commit_spark_frame
+
+
 def read_plan(suite: Suite, engine: str, root: str, expected: w.Checksum) -> Plan:
     """Read the table at ``root`` to Arrow (spark_impl: aggregate the checksum on the
     executors); the floor reads the snapshot's live data files unmerged."""
@@ -232,6 +253,11 @@ def read_plan(suite: Suite, engine: str, root: str, expected: w.Checksum) -> Pla
         spark = suite.spark(engine)
         run = lambda table: e.spark_read(spark, table)  # noqa: E731
         return Plan(same_table, run, returned_checksum, expected)
+    if engine == NATIVE_ENGINE:
+        spark, paths = suite.spark(engine), e.live_data_files(root)
+        run = lambda table: e.spark_native_read(spark, paths)  # noqa: E731
+        unmerged = w.arrow_checksum(e.floor_read(paths))
+        return Plan(same_table, run, returned_checksum, unmerged)
     if engine == "reference":
         return Plan(same_table, e.reference_read, returned_checksum, expected)
     if engine in {"pypaimon-rust", "pypaimon"}:

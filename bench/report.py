@@ -68,6 +68,7 @@ COLORS = {
     PINNED_ONE_CORE: "#8fa9d6",
     "spark-local1": "#4c72b0",
     "spark-local2": "#1f3f7a",
+    "spark-native": "#64b5cd",
     "pypaimon-rust": "#dd8452",
     "pypaimon": "#55a868",
     "reference": "#8172b3",
@@ -361,6 +362,46 @@ def section_floor(found: dict[Any, Result], rows: int) -> list[str]:
     return [
         f"#### {format_rows(rows)}: ratio to the physical floor (pyarrow on the same bytes)\n",
         *table(["workload", *engines], body),
+    ]
+
+
+NATIVE = "spark-native"
+NATIVE_TARGETS = {
+    ("W2", "write"): 1.2,
+    ("W2", "scan"): 1.2,
+    ("W7", "read"): 1.2,
+}
+"""Issue 20: spark_impl (local[2]) at most this many times Spark's own Parquet path on the same
+data and files (W1 after full compaction is a W1 merge-read whose splits are all one run)."""
+
+
+def native_status(key: tuple[str, str], ratio: float | None) -> str:
+    """The issue-20 target of ``key`` and whether spark_impl at local[2] meets it."""
+    bound = NATIVE_TARGETS.get(key)
+    if bound is None or ratio is None:
+        return "—"
+    return f"≤ {bound:.1f}×: {'met' if ratio <= bound else 'missed'}"
+
+
+def section_native(found: dict[Any, Result], rows: int) -> list[str]:
+    """Each engine's time over ``spark-native``'s on the same operation (issue 20)."""
+    engines = [e for e in engines_of(found, rows) if e != NATIVE]
+    body = []
+    for key in OPERATION_ORDER:
+        base = time_of(found, rows, key, NATIVE)
+        if not base:
+            continue
+        cells = [time_of(found, rows, key, e) for e in engines]
+        mine = time_of(found, rows, key, "spark-local2")
+        status = native_status(key, None if mine is None else mine / base)
+        ratios = ("—" if c is None else f"{c / base:.2f}×" for c in cells)
+        body.append([f"{key[0]} {key[1]}", *ratios, status])
+    if not body:
+        return []
+    return [
+        f"#### {format_rows(rows)}: ratio to Spark's own Parquet path (`spark-native`, same "
+        "data and files; merge-reads: the same files read without merging)\n",
+        *table(["workload", *engines, "target (spark-local2)"], body),
     ]
 
 
@@ -870,6 +911,7 @@ def render_report(runs: Sequence[Run], out: Path, commands: str) -> str:
     for rows in sizes_of(found):
         lines.extend(section_times(found, rows, out))
         lines.extend(section_floor(found, rows))
+        lines.extend(section_native(found, rows))
     lines.append(image("ratio-to-floor", "ratio to floor", out))
     lines.extend(section_scaling(found))
     lines.append(image("scaling", "scaling", out))

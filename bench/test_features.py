@@ -25,7 +25,15 @@ from bench.plans import (
     write_plan,
 )
 
-ENGINES = ("spark-local1", "spark-local2", "pypaimon-rust", "pypaimon", "reference", "floor")
+ENGINES = (
+    "spark-local1",
+    "spark-local2",
+    "spark-native",
+    "pypaimon-rust",
+    "pypaimon",
+    "reference",
+    "floor",
+)
 MERGE_WORKLOADS = {"W6-partial": W6_PARTIAL, "W6-aggregate": W6_AGGREGATE, "W7": W7}
 NOT_COMPARABLE = {
     ("W7", "pypaimon"): "pypaimon 2.1 cannot read spark_impl's manifests, and the deletion-vector "
@@ -34,8 +42,13 @@ NOT_COMPARABLE = {
 }
 
 
+NATIVE_ONLY_READS = "spark-native is the yardstick of reads here (W6/W7 files, unmerged)"
+
+
 def run_write(benchmark: Any, suite: Suite, workload: TableWorkload, engine: str) -> None:
     suite.require(engine)
+    if engine == "spark-native":
+        pytest.skip(NATIVE_ONLY_READS)
     plan = write_plan(suite, engine, workload)
     measure(benchmark, suite, (workload.name, "write"), engine, plan)
 
@@ -53,6 +66,8 @@ def test_w5_indexed_write(benchmark: Any, engine: str, suite: Suite) -> None:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_w5_point_query(benchmark: Any, engine: str, suite: Suite) -> None:
     suite.require(engine)
+    if engine == "spark-native":
+        pytest.skip(NATIVE_ONLY_READS)
     root = reader_table(suite, W5, engine)
     measure(benchmark, suite, ("W5", "point-query"), engine, point_query_plan(suite, engine, root))
     benchmark.extra_info["table"] = Path(root).name
