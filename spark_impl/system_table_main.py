@@ -137,6 +137,7 @@ def dv_range_values(ranges: Any) -> list[dict[str, Any]] | None:
 
 
 def table_indexes_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
+    """The index manifest entries of the selected snapshot (Java ``TableIndexesTable``)."""
     from spark_impl.system_table_rows import read_latest_schema  # noqa: PLC0415
 
     snapshot = resolve_snapshot(file_io, root, parse_travel(options))

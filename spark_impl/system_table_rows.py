@@ -200,6 +200,7 @@ SNAPSHOTS_COLUMNS: Columns = (
 
 
 def snapshots_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
+    """One row per snapshot, ascending id (Java ``SnapshotsTable``)."""
     return [
         (
             s.id,
@@ -232,6 +233,8 @@ SCHEMAS_COLUMNS: Columns = (
 
 
 def schemas_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
+    """One row per schema; JSON columns compact, options in ``HashMap`` order (Java
+    ``SchemasTable``)."""
     ids = list_names(file_io, layout.schema_dir(root), layout.parse_schema_id)
     rows: list[Row] = []
     for schema_id in sorted(int(i) for i in ids):
@@ -271,6 +274,7 @@ TAGS_COLUMNS: Columns = (
 
 
 def tags_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
+    """One row per tag, by name (Java ``TagsTable``)."""
     rows: list[Row] = []
     for name in list_names(file_io, layout.tag_dir(root), layout.parse_tag_name):
         tag = decode_tag(file_io.read_bytes(layout.tag_path(root, name)))
@@ -348,6 +352,8 @@ AGGREGATION_COLUMNS: Columns = (
 
 
 def aggregation_fields_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
+    """One row per field of the latest schema with its ``fields.<name>.*`` options (Java
+    ``AggregationFieldsTable``)."""
     schema = read_latest_schema(file_io, root)
     by_field: dict[str, list[tuple[str, str]]] = {}
     for key in hash_map_keys(list(schema.options)):
@@ -373,6 +379,7 @@ STATISTICS_COLUMNS: Columns = (
 
 
 def statistics_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
+    """The statistics file of the selected snapshot, if any (Java ``StatisticTable``)."""
     snapshot = resolve_snapshot(file_io, root, parse_travel(options))
     if snapshot is None or snapshot.statistics is None:
         return []
@@ -494,6 +501,7 @@ def format_key(key: bytes, file_schema: TableSchema) -> str | None:
 
 
 def file_row(entry: ManifestEntry, schema: TableSchema, file_schema: TableSchema) -> Row:
+    """One live data file as a ``files`` row (Java ``FilesTable``, Paimon 0.9 columns)."""
     meta = entry.file
     types = [f.type for f in schema.partition_type.fields]
     partition = deserialize_binary_row(entry.partition, types)
@@ -520,6 +528,8 @@ def file_row(entry: ManifestEntry, schema: TableSchema, file_schema: TableSchema
 
 
 def files_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
+    """The live files of the selected snapshot; no level-0 files where batch reads skip them
+    (Java ``FilesTable``)."""
     snapshot = resolve_snapshot(file_io, root, parse_travel(options))
     if snapshot is None:
         return []
