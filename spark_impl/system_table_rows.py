@@ -39,6 +39,7 @@ from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.casts import (
+    NULL_TEXT,
     cast_value,
     decimal_to_plain_string,
     format_java_double,
@@ -49,8 +50,14 @@ from reference.spec.data_file import DataFileMeta
 from reference.spec.file_index.java_order import compute_hash_map_order, compute_java_string_hash
 from reference.spec.json_format import decode_json_object, encode_json
 from reference.spec.manifest import FileKind, ManifestEntry
+from reference.spec.options import FIELD_OPTION_MIN_PARTS
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot, decode_consumer, decode_tag
+from reference.spec.units import (
+    NANOS_PER_SECOND,
+    SECONDS_PER_HOUR,
+    SECONDS_PER_MINUTE,
+)
 from spark_impl import system_table_main as main
 from spark_impl import system_table_reads as reads
 from spark_impl.metadata import (
@@ -81,13 +88,7 @@ NULLABLE_BIGINT = t.BigIntType()
 INT = t.IntType(nullable=False)
 TIMESTAMP = t.TimestampType(3, nullable=False)
 NULLABLE_TIMESTAMP = t.TimestampType(3)
-NULL_TEXT = "null"
-NANOS_PER_SECOND = 1_000_000_000
-NANOS_PER_MILLI = 1_000_000
-SECONDS_PER_HOUR = 3600
-SECONDS_PER_MINUTE = 60
 FIELD_OPTION_PREFIX = "fields."
-FIELD_OPTION_MIN_PARTS = 3
 Row = tuple[Any, ...]
 
 # --------------------------------------------------------------------------------------------

@@ -115,8 +115,8 @@ from spark_impl.metadata import (
 )
 from spark_impl.plan import compute_bucket_dir
 from spark_impl.reduce import reduce_records
+from spark_impl.stream import ROW_KIND_COLUMN
 
-ROW_KIND_COLUMN = "_ROW_KIND"
 POSITION_COLUMN = "_PAIMON_POS"
 BUCKET_COLUMN = "_PAIMON_BUCKET"
 ASSIGNER_COLUMN = "_PAIMON_ASSIGNER"

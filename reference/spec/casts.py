@@ -865,6 +865,9 @@ def decode_java_utf8(data: bytes) -> str:
 # Dates and times: Java's calendar arithmetic and text forms (DateTimeUtils)
 # --------------------------------------------------------------------------------------------
 
+NULL_TEXT = "null"
+"""Java's ``String.valueOf(null)``: how a null value prints where Java prints objects (the
+system tables' text columns)."""
 EPOCH_JULIAN = 2_440_588
 """Julian day number of 1970-01-01."""
 MAX_YEAR = 999_999_999

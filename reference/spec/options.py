@@ -1283,6 +1283,8 @@ FALLBACK_BRANCH_OPTION = "scan.fallback-branch"
 # --------------------------------------------------------------------------------------------
 
 FIELDS_PREFIX = "fields."
+FIELD_OPTION_MIN_PARTS = 3
+"""A per-field option key ``fields.<field>.<option>`` splits into at least three dot parts."""
 SEQUENCE_GROUP_SUFFIX = ".sequence-group"
 AGGREGATE_FUNCTION_SUFFIX = ".aggregate-function"
 DEFAULT_AGGREGATE_FUNCTION_KEY = "fields.default-aggregate-function"

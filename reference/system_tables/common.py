@@ -44,6 +44,7 @@ from reference.layout import compute_local_date_time_string
 from reference.merge.java_semantics import compare_java_strings
 from reference.spec import types as t
 from reference.spec.casts import (
+    NULL_TEXT,
     STRING_TYPE,
     cast_value,
     decimal_to_plain_string,
@@ -64,7 +65,6 @@ from reference.spec.units import (
 )
 from reference.store.query import LATEST, TimeTravel, resolve_snapshot
 
-NULL_TEXT = "null"
 BINARY_OBJECT_TEXT = "[B@?"
 """Java prints a ``byte[]`` as its class and identity hash (``[B@1b6d3586``), which differs from
 run to run; the reference prints this placeholder."""

@@ -34,6 +34,7 @@ from reference.merge.aggregate_functions import FIELDS_PREFIX
 from reference.spec import types as t
 from reference.spec.data import Row, Value
 from reference.spec.json_format import decode_json_object, encode_json
+from reference.spec.options import FIELD_OPTION_MIN_PARTS
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot, Tag
 from reference.spec.units import NANOS_PER_MILLI
@@ -59,7 +60,6 @@ BIGINT = t.BigIntType(nullable=False)
 NULLABLE_BIGINT = t.BigIntType()
 TIMESTAMP = t.TimestampType(3, nullable=False)
 NULLABLE_TIMESTAMP = t.TimestampType(3)
-FIELD_OPTION_MIN_PARTS = 3
 
 # --------------------------------------------------------------------------------------------
 # snapshots
