@@ -134,9 +134,7 @@ class Table:
             self.root,
             messages,
             commit_user=commit_user or new_commit_user(),
-            commit_identifier=(
-                BATCH_COMMIT_IDENTIFIER if identifier is None else identifier
-            ),
+            commit_identifier=(BATCH_COMMIT_IDENTIFIER if identifier is None else identifier),
             overwrite=overwrite,
         )
 

@@ -49,8 +49,6 @@ PAIMON_IMPLEMENTATION = "paimon"
 ENGINE_IMPLEMENTATION = "engine"
 
 
-
-
 STRING = t.VarCharType(t.MAX_LENGTH)
 
 
@@ -142,10 +140,6 @@ def implementation_of(table: FormatTable) -> str:
     if chosen not in (PAIMON_IMPLEMENTATION, ENGINE_IMPLEMENTATION):
         raise InvalidOptionError(IMPLEMENTATION_OPTION, chosen, "use 'paimon' or 'engine'")
     return chosen
-
-
-
-
 
 
 FIELDS_OPTION = "fields"

@@ -204,8 +204,6 @@ def list_staged(staging: str) -> list[StagedFile]:
 # --------------------------------------------------------------------------------------------
 
 
-
-
 def raw_to_internal(raw: Any, data_type: t.DataType) -> Any:
     """A footer bound pyarrow cannot convert, from its physical value: a DECIMAL's unscaled
     integer (INT32 / INT64, or big-endian two's complement bytes), a TIMESTAMP's microseconds."""
