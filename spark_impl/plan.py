@@ -1,8 +1,16 @@
 """Driver-side planning of a batch read: snapshot, schema, live files, pruning, splits.
 
-This is an independent implementation of what ``reference.store.scan`` / ``query`` specify (it
-imports only the pure codecs of ``reference.spec``, the path rules of ``reference.layout`` and
-``reference.io``), so that differential tests between the two mean something.
+This is spark_impl's own planner, not a copy of ``reference.store.scan`` (see
+docs/architecture.md, "The planning decision"): two planners with one shape would share their
+bugs and the differential tests between them would prove little. It shares with the reference
+only what the spec defines once: the file identity and ADD/DELETE replay
+(``reference.spec.file_entry``), the bucket path and every other path rule
+(``reference.layout``), predicate evaluation and the codecs (``reference.spec``). Metadata comes
+through :mod:`spark_impl.metadata`, whose cache of decoded manifests serves repeated plans.
+:func:`plan_read` is a pipeline of named steps: :func:`read_matching_entries` (manifests
+pruned by partition statistics), the replay, :func:`choose_files` (:func:`is_pruned`, with the
+partition filter decided once per partition, then :func:`is_pruned_by_index`) and
+:func:`compute_file_ref`.
 
 Steps of :func:`plan_read`:
 
@@ -432,6 +440,7 @@ class _Chosen:
     """Step 4's outcome: the kept files by (partition, bucket) and what was pruned."""
 
     partitions: dict[bytes, tuple[Any, ...]] = field(default_factory=dict)
+    partition_kept: dict[bytes, bool] = field(default_factory=dict)
     grouped: dict[tuple[bytes, int], list[DataFileRef]] = field(default_factory=dict)
     bucket_dirs: dict[tuple[bytes, int], str] = field(default_factory=dict)
     skipped_files: int = 0
@@ -455,14 +464,23 @@ def read_matching_entries(reading: _Reading, snapshot: Snapshot) -> tuple[list[M
     return entries, len(manifests) - len(kept)
 
 
-def is_pruned(reading: _Reading, partition: Sequence[Any], meta: DataFileMeta) -> bool:
+def is_pruned(
+    reading: _Reading, chosen: _Chosen, partition_bytes: bytes, meta: DataFileMeta
+) -> bool:
     """Step 4 by partition and statistics: level-0 files of tables whose batch reads skip
-    them, partitions the filter excludes, files whose statistics exclude it (none for
-    data-evolution tables: a file's columns may be superseded by later files)."""
+    them, partitions the filter excludes (decided once per partition), files whose
+    statistics exclude it (none for data-evolution tables: a file's columns may be
+    superseded by later files)."""
     schema = reading.schema
     if is_level_zero_skipped(schema) and meta.level == 0:
         return True
-    if not _is_partition_matching(partition, reading.partition_predicate, reading.partition_fields):
+    if partition_bytes not in chosen.partition_kept:
+        chosen.partition_kept[partition_bytes] = _is_partition_matching(
+            chosen.partitions[partition_bytes],
+            reading.partition_predicate,
+            reading.partition_fields,
+        )
+    if not chosen.partition_kept[partition_bytes]:
         return True
     if is_data_evolution_enabled(schema.options):
         return False
@@ -493,7 +511,7 @@ def choose_files(
             values = deserialize_binary_row(entry.partition, partition_types)
             chosen.partitions[entry.partition] = tuple(values)
         partition = chosen.partitions[entry.partition]
-        if is_pruned(reading, partition, entry.file):
+        if is_pruned(reading, chosen, entry.partition, entry.file):
             chosen.skipped_files += 1
         elif is_pruned_by_index(reading, entry.file):
             chosen.skipped_by_index += 1
