@@ -35,7 +35,12 @@ from typing import Any
 from pyspark.sql import types as st
 
 from reference import layout
-from reference.errors import InvalidOptionError, SpecViolation, TableAlreadyExistsError
+from reference.errors import (
+    InvalidOptionError,
+    SpecViolation,
+    TableAlreadyExistsError,
+    UnsupportedFeature,
+)
 from reference.io import FileIO, file_io_for
 from reference.spec import types as t
 from reference.spec.options import (
@@ -219,6 +224,7 @@ TYPE_FAMILIES: tuple[tuple[str, tuple[type[st.DataType], ...]], ...] = (
     ("binary", (st.BinaryType,)),
     ("date", (st.DateType,)),
     ("timestamp", (st.TimestampType, st.TimestampNTZType)),
+    ("time", (st.TimeType,)),
     ("array", (st.ArrayType,)),
     ("map", (st.MapType,)),
     ("row", (st.StructType,)),
@@ -240,7 +246,10 @@ def check_write_columns(schema: TableSchema, spark_schema: Any, table_root: str)
         given = columns.get(data_field.name)
         if given is None or isinstance(given, st.NullType):
             continue  # a missing column is refused by the writer, naming every one
-        wanted = to_spark_type(data_field.type)
+        try:
+            wanted = to_spark_type(data_field.type)
+        except UnsupportedFeature:
+            continue  # no Spark type: the writer's own conversion decides
         if type_family(given) != type_family(wanted):
             raise SpecViolation(
                 f"column {data_field.name!r}: the DataFrame's {given.simpleString()} cannot be "
