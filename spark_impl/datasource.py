@@ -80,6 +80,7 @@ from reference.errors import (
 from reference.io import FileIO, file_io_for
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.bucket import BucketMode
 from reference.spec.casts import cast_value
 from reference.spec.commit_message import CommitMessage
 from reference.spec.data import Timestamp, days_from_date
@@ -100,6 +101,8 @@ from spark_impl.commit import (
 )
 from spark_impl.compact import is_hidden_until_compacted, recompact_after_write
 from spark_impl.create import check_write_columns, check_write_options, create_schema, is_table
+from spark_impl.cross_partition import write_cross_partition_task
+from spark_impl.fallback import plan_with_fallback
 from spark_impl.metadata import find_latest_snapshot_id, latest_schema_id, read_schema_json
 from spark_impl.options import (
     COMMIT_IDENTIFIER_OPTION,
@@ -444,14 +447,18 @@ class PaimonReader(DataSourceReader):
         return plan_read(open_file_io(self.options), table_path(self.options), self.travel)
 
     def partitions(self) -> list[SplitPartition]:
-        """One partition per split, each carrying its schemas."""
-        plan = self.plan()
+        """One partition per split, each carrying its schemas (with ``scan.fallback-branch``,
+        the fallback branch's splits carry that branch's: ``spark_impl.fallback``; a load of
+        the latest state pins main's snapshot, the fallback branch is read at its latest)."""
+        file_io, root = open_file_io(self.options), table_path(self.options)
+        asked = parse_time_travel(self.options)
         return [
             SplitPartition(
                 split,
                 plan.schema_json,
                 {f.schema_id: plan.file_schema_jsons[f.schema_id] for f in split.files},
             )
+            for plan in plan_with_fallback(file_io, root, asked, self.plan())
             for split in plan.splits
         ]
 
@@ -630,7 +637,9 @@ class PaimonWriter(DataSourceArrowWriter):
         task_id = context.partitionId() if context is not None else 0
         table = pa.Table.from_batches(batches)
         try:
-            messages = write_task(open_file_io(self.options), self.plan, table, task_id)
+            cross_partition = self.plan.mode is BucketMode.CROSS_PARTITION
+            task = write_cross_partition_task if cross_partition else write_task
+            messages = task(open_file_io(self.options), self.plan, table, task_id)
         except pa.ArrowException as error:  # a value its column's type cannot hold
             raise explain_conversion_error(table, self.plan.schema, self.options, error) from None
         prepared = bool({BUCKET_COLUMN, ASSIGNER_COLUMN} & set(table.column_names))
