@@ -34,7 +34,7 @@ Rules of :func:`read_table`:
    ``SchemaEvolutionUtil``): renamed columns aliased, added columns null, casts; the key,
    ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` columns are not selected.
 5. Deletion vectors are applied in the JVM (Java ``ApplyDeletionVectorReader``): the deleted
-   positions, decoded on the executors, form a small DataFrame of (file name, row index)
+   positions, decoded on the driver, form a small DataFrame of (file name, row index)
    broadcast and anti-joined with ``_metadata.file_name`` / ``_metadata.row_index``.
 6. The other splits are read by :func:`spark_impl.read.read_split` in ``mapInArrow`` tasks, one
    task per split, and the two parts are unioned.
@@ -249,33 +249,26 @@ def read_native_group(
 
 
 def deleted_rows_frame(spark: Any, refs: Sequence[DataFileRef], options: Mapping[str, str]) -> Any:
-    """Rule 5: (file name, row index) of every deleted row, decoded on the executors."""
-    from pyspark.sql import types as st  # noqa: PLC0415
-
-    entries = [(r.path.rsplit("/", 1)[-1], r.deletion) for r in refs if r.deletion is not None]
-    root_options = dict(options)
-    out_schema = st.StructType(
-        [
-            st.StructField(FILE_NAME_COLUMN, st.StringType(), False),
-            st.StructField(ROW_INDEX_COLUMN, st.LongType(), False),
-        ]
+    """Rule 5: (file name, row index) of every deleted row, decoded on the driver (numpy over
+    the deletion vectors' bitmaps) and handed to Spark as one Arrow table, a local relation
+    Spark sizes and broadcasts without running a job for it."""
+    cache: dict[str, bytes] = {}
+    names: list[np.ndarray] = []
+    positions: list[np.ndarray] = []
+    for ref in refs:
+        if ref.deletion is None:
+            continue
+        file_io = file_io_for(ref.deletion.path, options)
+        deleted = read_deleted_positions(file_io, ref.deletion, cache)
+        names.append(np.full(len(deleted), ref.path.rsplit("/", 1)[-1], dtype=object))
+        positions.append(deleted)
+    table = pa.table(
+        {
+            FILE_NAME_COLUMN: pa.array(np.concatenate(names) if names else [], pa.string()),
+            ROW_INDEX_COLUMN: pa.array(np.concatenate(positions) if positions else [], pa.int64()),
+        }
     )
-
-    def decode(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        cache: dict[str, bytes] = {}
-        for batch in batches:
-            for index in batch.column(0).to_pylist():
-                name, deletion = entries[index]
-                file_io = file_io_for(deletion.path, root_options)
-                positions = read_deleted_positions(file_io, deletion, cache)
-                names = pa.array(np.full(len(positions), name, dtype=object), pa.string())
-                yield pa.RecordBatch.from_arrays(
-                    [names, pa.array(positions, pa.int64())],
-                    names=[FILE_NAME_COLUMN, ROW_INDEX_COLUMN],
-                )
-
-    partitions = max(1, min(len(entries), spark.sparkContext.defaultParallelism))
-    return spark.range(len(entries), numPartitions=partitions).mapInArrow(decode, out_schema)
+    return spark.createDataFrame(table)
 
 
 def read_native_splits(
