@@ -39,7 +39,14 @@ from conformance.engines.base import (
     Rows,
     TimeTravel,
 )
-from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature
+from conformance.engines.reference_engine import to_schema_change
+from reference.errors import (
+    InvalidOptionError,
+    SnapshotNotFoundError,
+    SpecViolation,
+    TableNotFoundError,
+    UnsupportedFeature,
+)
 from reference.spec import types as t
 from reference.spec.data import Timestamp, Value
 
@@ -56,6 +63,11 @@ SPARK_TIMESTAMP_PRECISION = 6
 SNAPSHOT_OPTION = "snapshot-id"
 TAG_OPTION = "tag-name"
 TIMESTAMP_OPTION = "timestamp-millis"
+NOT_FOUND_ERRORS = (SnapshotNotFoundError, TableNotFoundError)
+NOT_FOUND_NAMES = tuple(e.__name__ for e in NOT_FOUND_ERRORS)
+"""Spark hands a data source's driver-side error on as text: these names in it mean NOT_FOUND."""
+VIEW_TABLE_NAME = "t"
+"""The name a view's query uses for the case's table."""
 
 CAPABILITIES = frozenset(
     {
@@ -76,6 +88,16 @@ CAPABILITIES |= {
     b.CAP_FORMAT_TABLE,
     *(b.format_table_capability(f) for f in b.FORMAT_TABLE_FORMATS),
 }
+CAPABILITIES |= {
+    b.CAP_ALTER,
+    b.CAP_TAG,
+    b.CAP_VIEW,
+    b.CAP_READ_CHANGES,
+    *(b.system_table_capability(n) for n in b.SYSTEM_TABLES),
+}
+"""Schema evolution (``spark_impl.alter_table``), tags (``spark_impl.procedures``), views
+(Spark temporary views), change reads (the stream source's micro-batches) and system tables
+(``load("<path>$<name>")``)."""
 SLOW_CAPABILITIES = frozenset(
     {b.CAP_WRITE, b.CAP_WRITE_ROW_KINDS, b.CAP_OVERWRITE, b.CAP_COMPACT, b.CAP_EXPIRE}
 )
@@ -237,6 +259,32 @@ def to_format_table(
     )
 
 
+def read_stream_changes(path: str, from_snapshot: int, to_snapshot: int | None) -> Rows:
+    """The changes of snapshots ``from + 1 .. to`` as the ``paimon`` stream source reads them
+    for the offsets ``(from, to]``: the planned splits read with ``_ROW_KIND`` per row."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    from reference.io import file_io_for  # noqa: PLC0415
+    from reference.spec.data import RowKind  # noqa: PLC0415
+    from spark_impl import stream  # noqa: PLC0415
+
+    file_io = file_io_for(path)
+    end = latest_snapshot_id(path) if to_snapshot is None else to_snapshot
+    splits = stream.plan_micro_batch(file_io, path, from_snapshot, end or from_snapshot)
+    fields = read_schema_fields(path, TimeTravel())
+    tables = [stream.read_stream_split(file_io, split) for split in splits]
+    if not tables:
+        return Rows(fields, [])
+    table = pa.concat_tables(tables, promote_options="permissive")
+    column = table.column(stream.ROW_KIND_COLUMN).to_pylist()
+    kinds = [RowKind.from_short_string(k) for k in column]
+    data = table.select([f.name for f in fields])
+    return Rows(
+        fields,
+        [(k, row) for k, (_, row) in zip(kinds, b.arrow_to_changes(data, fields), strict=True)],
+    )
+
+
 class SparkEngine:
     """``spark.read.format("paimon")`` of spark_impl in a shared local session."""
 
@@ -251,6 +299,8 @@ class SparkEngine:
             raise EngineUnavailable(reason)
         self._format_tables: dict[str, Any] = {}
         """Format tables by path (``reference.format_table.FormatTable``): the catalog."""
+        self._views: dict[str, dict[str, tuple[str, str | None, str]]] = {}
+        """Temporary views by table path: name to (query, comment, columns)."""
 
     def read(
         self,
@@ -273,9 +323,16 @@ class SparkEngine:
         ):
             if value is not None:
                 reader = reader.option(key, str(value))
-        return self._collect(
-            reader.load(path), read_schema_fields(path, travel), projection, filter
-        )
+        try:
+            return self._collect(
+                reader.load(path), read_schema_fields(path, travel), projection, filter
+            )
+        except NOT_FOUND_ERRORS as error:
+            raise EngineError(b.ERROR_NOT_FOUND, str(error)) from error
+        except Exception as error:
+            if any(name in str(error) for name in NOT_FOUND_NAMES):
+                raise EngineError(b.ERROR_NOT_FOUND, str(error).splitlines()[0]) from error
+            raise
 
     @staticmethod
     def _collect(
@@ -290,7 +347,7 @@ class SparkEngine:
             frame = frame.select(*projection)
             fields = b.project_fields(fields, projection)
         arrow = frame.toArrow()
-        return Rows(fields, b.arrow_to_changes(arrow, fields))
+        return Rows(tuple(fields), b.arrow_to_changes(arrow, fields))
 
     def create_table(
         self,
@@ -382,16 +439,76 @@ class SparkEngine:
         )
 
     def alter(self, path: str, changes: Sequence[AlterChange]) -> None:
-        raise NotImplementedError("spark_impl has no ALTER TABLE")
+        """``spark_impl.alter_table`` with the case's changes as the spec's records."""
+        import spark_impl  # noqa: PLC0415
+
+        try:
+            spark_impl.alter_table(shared_session(), path, [to_schema_change(c) for c in changes])
+        except REFUSALS as error:
+            raise EngineError(b.ERROR_INVALID_TABLE, str(error)) from error
 
     def create_tag(self, path: str, name: str, snapshot_id: int | None) -> None:
-        raise NotImplementedError("spark_impl has no tag job yet")
+        """``spark_impl.procedures.create_tag`` (``paimon-kit create-tag``)."""
+        from spark_impl import procedures  # noqa: PLC0415
+
+        try:
+            procedures.create_tag(path, name, snapshot_id=snapshot_id)
+        except NOT_FOUND_ERRORS as error:
+            raise EngineError(b.ERROR_NOT_FOUND, str(error)) from error
+        except REFUSALS as error:
+            raise EngineError(b.ERROR_INVALID_TABLE, str(error)) from error
 
     def read_changes(self, path: str, from_snapshot: int, to_snapshot: int | None) -> Rows:
-        raise NotImplementedError("spark_impl has no streaming read yet")
+        """The micro-batch ``(from, to]`` of the ``paimon`` stream source: its planning
+        (``spark_impl.stream.plan_micro_batch``) and its executors' split reads, with the
+        ``_ROW_KIND`` column as the row kinds (``to`` defaults to the latest snapshot)."""
+        return read_stream_changes(path, from_snapshot, to_snapshot)
 
     def system_table(self, path: str, name: str) -> Rows:
-        raise NotImplementedError("spark_impl has no system tables yet")
+        """``spark.read.format("paimon").load("<path>$<name>")``."""
+        from reference.io import file_io_for  # noqa: PLC0415
+        from spark_impl.system_tables import (  # noqa: PLC0415
+            compute_fields,
+            lookup_system_table,
+        )
+
+        frame = shared_session().read.format("paimon").load(f"{path}${name}")
+        columns = lookup_system_table(name).columns(file_io_for(path), path, {})
+        fields = tuple(compute_fields(columns))
+        return Rows(fields, b.arrow_to_changes(frame.toArrow(), fields))
+
+    # -- views: Spark temporary views over the table, registered as ``t`` -------------------
+
+    def create_view(
+        self, path: str, name: str, query: str, comment: str | None, fields: Sequence[t.DataField]
+    ) -> None:
+        """``CREATE TEMPORARY VIEW name [COMMENT ...] AS query`` with the table as view ``t``;
+        the query text, comment and columns are kept as a catalog keeps a view's."""
+        views = self._views.setdefault(path, {})
+        if name in views:
+            raise EngineError(b.ERROR_ALREADY_EXISTS, f"view '{name}' already exists")
+        session = shared_session()
+        session.read.format("paimon").load(path).createOrReplaceTempView(VIEW_TABLE_NAME)
+        session.sql(f"CREATE TEMPORARY VIEW {name} AS {query}")
+        views[name] = (query, comment, ",".join(f.name for f in fields))
+
+    def drop_view(self, path: str, name: str) -> None:
+        """``spark.catalog.dropTempView``; a view that is not there is NOT_FOUND."""
+        views = self._views.get(path, {})
+        if name not in views or not shared_session().catalog.dropTempView(name):
+            raise EngineError(b.ERROR_NOT_FOUND, f"view '{name}' does not exist")
+        del views[name]
+
+    def show_views(self, path: str) -> Rows:
+        """The views of the table's session (``spark.catalog.listTables``), with their text."""
+        from reference.spec.data import RowKind  # noqa: PLC0415
+
+        views = self._views.get(path, {})
+        listed = {table.name for table in shared_session().catalog.listTables()}
+        rows: list[Change] = [
+            (RowKind.INSERT, (name, *views[name])) for name in sorted(views) if name in listed
+        ]
+        return Rows(b.VIEW_FIELDS, rows)
 
     def close(self) -> None:
         """The shared session stays up for the rest of the process (the suite may reuse it)."""
