@@ -25,7 +25,7 @@ import pyarrow as pa
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
-from reference.spec.casts import cast_value
+from reference.spec.casts import NULL_TEXT, cast_value
 from reference.spec.manifest import LATEST_FIELD_SET, FileKind, compute_deletion_vector_meta_type
 from reference.spec.schema import TableSchema
 from spark_impl import system_table_reads as reads
@@ -38,7 +38,6 @@ STRING_NN = t.VarCharType(t.MAX_LENGTH, nullable=False)
 BIGINT = t.BigIntType(nullable=False)
 NULLABLE_BIGINT = t.BigIntType()
 INT = t.IntType(nullable=False)
-NULL_TEXT = "null"
 DV_META_TYPE = compute_deletion_vector_meta_type(LATEST_FIELD_SET)
 Row = tuple[Any, ...]
 
