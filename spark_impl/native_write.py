@@ -169,12 +169,10 @@ def stage(frame: Any, staging: str, schema: TableSchema) -> None:
         BUCKET_DIR_COLUMN,
     ]
     codec = NATIVE_CODECS[schema.core_options.file_compression.lower()]
-    (
-        frame.repartition(*split_columns)
-        .write.mode("overwrite")
-        .option("compression", codec)
-        .partitionBy(*split_columns)
-        .parquet(staging)
+    # No shuffle: each task writes its rows into the directories of the partitions and buckets
+    # it holds (Spark sorts within the task), as df.write.parquet does.
+    frame.write.mode("overwrite").option("compression", codec).partitionBy(*split_columns).parquet(
+        staging
     )
 
 
