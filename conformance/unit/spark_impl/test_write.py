@@ -314,8 +314,12 @@ def test_invalid_input_is_refused(tmp_path: Path) -> None:
     Table.create(
         IO, cross, FIELDS, partition_keys=["dt"], primary_keys=["k"], options={"bucket": "-1"}
     )
-    with pytest.raises(UnsupportedFeature, match="cross-partition"):
-        plan_write(IO, cross, {}, overwrite=False)
+    with pytest.raises(UnsupportedFeature, match="cross-partition"):  # not via write_table
+        write_task(
+            IO,
+            plan_write(IO, cross, {}, overwrite=False),
+            make_batch([(1, 1, "a")], None, FIELDS),
+        )
 
 
 def test_spark_arrow_types_are_floored_to_the_column_precision(tmp_path: Path) -> None:
