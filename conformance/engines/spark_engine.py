@@ -382,7 +382,7 @@ class SparkEngine:
 
         import spark_impl  # noqa: PLC0415
         from reference.spec.file_format import rows_to_arrow  # noqa: PLC0415
-        from spark_impl.write import ROW_KIND_COLUMN  # noqa: PLC0415
+        from spark_impl.stream import ROW_KIND_COLUMN  # noqa: PLC0415
 
         session = shared_session()
         if path in self._format_tables:
