@@ -95,9 +95,10 @@ def compute_base_files(
     return BaseFiles(jsons[schema.id], files, vectors, jsons)
 
 
-def read_base_files(file_io: FileIO, table_root: str, *, overwrite: bool) -> BaseFiles:
-    """The :class:`BaseFiles` of the latest schema and snapshot (an overwrite: no files)."""
-    schema = read_latest_schema(file_io, table_root)
+def read_base_files(
+    file_io: FileIO, table_root: str, schema: TableSchema, *, overwrite: bool
+) -> BaseFiles:
+    """The :class:`BaseFiles` of ``schema`` and the latest snapshot (an overwrite: no files)."""
     latest = None if overwrite else read_latest_snapshot(file_io, table_root)
     live = read_live_entries(file_io, table_root, latest)
     index_entries = read_index_entries(file_io, table_root, latest)
@@ -207,11 +208,11 @@ def compact_after_write(
     (an ``overwrite`` starts from empty buckets). Tables that do not compact after a write
     get ``messages`` back as they are."""
     table_root = table_root.rstrip("/")
-    if base is None:
-        base = read_base_files(file_io, table_root, overwrite=overwrite)
-    schema = base.schema
+    schema = read_latest_schema(file_io, table_root) if base is None else base.schema
     if not is_compacted_after_write(schema):
         return list(messages)
+    if base is None:
+        base = read_base_files(file_io, table_root, schema, overwrite=overwrite)
     compact = compact_key_value_bucket if schema.is_primary_key_table else compact_append_bucket
     return [
         with_compaction(message, compact(file_io, table_root, base, message))
