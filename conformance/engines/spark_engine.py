@@ -12,6 +12,12 @@ of plain files with the schema in the case) are read by ``spark_impl.format_tabl
 rules by default; Spark's own sources with ``format-table.implementation = engine``) and
 written by its ``write_format_table``: ``create_table`` only records their schema, as a catalog
 does.
+Schema changes are ``spark_impl.alter_table`` (the case's changes as the spec's records),
+tags ``spark_impl.procedures.create_tag``, system tables ``load("<path>$<name>")``; change
+reads are the ``paimon`` stream source's micro-batch ``(from, to]`` (its planning,
+``spark_impl.stream.plan_micro_batch``, and its tasks' split reads, run in this process so
+that a bounded range needs no streaming query); views are Spark temporary views whose query
+names the case's table ``t`` (a Python data source has no catalog to keep them in).
 Projections are ``select``, filters ``where`` on the DataFrame (the source prunes with them,
 Spark applies them); time travel is the source's
 ``snapshot-id`` / ``tag-name`` / ``timestamp-millis`` options. Rows come back through Arrow
@@ -83,7 +89,7 @@ CAPABILITIES = frozenset(
         *(b.aggregate_capability(f) for f in b.AGGREGATE_FUNCTIONS),
     }
 ) | b.all_type_capabilities(UNSUPPORTED_TYPES)
-"""Reading tables of every shape; no write, compaction, maintenance or system tables yet."""
+"""Reading tables of every shape."""
 CAPABILITIES |= {
     b.CAP_FORMAT_TABLE,
     *(b.format_table_capability(f) for f in b.FORMAT_TABLE_FORMATS),
