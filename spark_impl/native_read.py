@@ -58,6 +58,8 @@ from reference.spec.default_values import compute_default_values
 from reference.spec.options import MergeEngine
 from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema, decode_schema
+from spark_impl.fallback import plan_with_fallback
+from spark_impl.options import check_option_names, resolve_time_travel
 from spark_impl.plan import DataFileRef, ReadPlan, Split, TimeTravel, plan_read
 from spark_impl.read import is_arrow_cast_exact, read_deleted_positions, read_split
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
@@ -342,22 +344,33 @@ def read_merge_splits(
 
 
 def parse_travel(options: Mapping[str, str]) -> TimeTravel:
-    """``snapshot-id`` / ``tag-name`` / ``timestamp-millis``, as ``spark.read.format("paimon")``
-    takes them (:func:`spark_impl.datasource.parse_time_travel`)."""
-    from spark_impl.datasource import parse_time_travel, plain_options  # noqa: PLC0415
+    """The snapshot the read selects, as ``spark.read.format("paimon")`` takes it
+    (:func:`spark_impl.options.resolve_time_travel`: Paimon's ``scan.*`` keys,
+    ``versionAsOf`` / ``timestampAsOf``, the short keys); unknown keys are refused with the
+    nearest known ones named."""
+    check_option_names(options)
+    choice = resolve_time_travel(options)
+    return TimeTravel(choice.snapshot_id, choice.tag_name, choice.timestamp_millis)
 
-    return parse_time_travel(plain_options(options))
 
-
-def read_table(spark: Any, path: str, **options: str) -> Any:
-    """The table at ``path`` as one DataFrame (rules 1-6); ``options`` are those of
-    ``spark.read.format("paimon")`` (time travel, S3 settings)."""
-    root = path.rstrip("/")
-    file_io = file_io_for(root, options)
-    plan = plan_read(file_io, root, parse_travel(options))
+def read_plan(spark: Any, plan: ReadPlan, options: Mapping[str, str]) -> Any:
+    """One plan's splits (rules 2-6): Spark's reader for the native ones, Python for the rest."""
     sorted_splits = sort_splits(plan)
     native = read_native_splits(spark, plan, sorted_splits.native, options)
     if native is None or sorted_splits.merge:
         merged = read_merge_splits(spark, plan, sorted_splits.merge, options)
         native = merged if native is None else native.union(merged)
     return native
+
+
+def read_table(spark: Any, path: str, **options: str) -> Any:
+    """The table at ``path`` as one DataFrame (rules 1-6); ``options`` are those of
+    ``spark.read.format("paimon")`` (time travel, S3 settings). With ``scan.fallback-branch``
+    the partitions main lacks come from the fallback branch's plan
+    (:func:`spark_impl.fallback.plan_with_fallback`), read the same way and unioned."""
+    root = path.rstrip("/")
+    file_io = file_io_for(root, options)
+    travel = parse_travel(options)
+    plans = plan_with_fallback(file_io, root, travel, plan_read(file_io, root, travel))
+    frames = [read_plan(spark, plan, options) for plan in plans]
+    return union_all(frames)
