@@ -277,11 +277,20 @@ def read_stream_changes(path: str, from_snapshot: int, to_snapshot: int | None) 
     file_io = file_io_for(path)
     end = latest_snapshot_id(path) if to_snapshot is None else to_snapshot
     splits = stream.plan_micro_batch(file_io, path, from_snapshot, end or from_snapshot)
-    fields = read_schema_fields(path, TimeTravel())
+    latest = {f.id: f.name for f in read_schema_fields(path, TimeTravel())}
+    fields = read_schema_fields(path, TimeTravel(snapshot_id=end) if end else TimeTravel())
     tables = [stream.read_stream_split(file_io, split) for split in splits]
     if not tables:
         return Rows(fields, [])
     table = pa.concat_tables(tables, promote_options="permissive")
+    # the stream reads in the latest schema; the changes are judged in the `to` snapshot's
+    # (a column renamed since keeps its field id)
+    table = table.rename_columns(
+        [
+            next((f.name for f in fields if latest.get(f.id) == name), name)
+            for name in table.column_names
+        ]
+    )
     column = table.column(stream.ROW_KIND_COLUMN).to_pylist()
     kinds = [RowKind.from_short_string(k) for k in column]
     data = table.select([f.name for f in fields])
