@@ -29,6 +29,11 @@ Offsets are snapshot ids: ``{"snapshot": n}`` means every snapshot up to ``n`` w
    consumer's recorded next snapshot (unless ``consumer.ignore-progress``), without a full
    read; each finished micro-batch records the snapshot after it in ``consumer/consumer-<id>``
    as ``{"nextSnapshot": N}``.
+7. *Read schema*: the schema the source reports, which is the start snapshot's when
+   ``scan.snapshot-id`` names one (Java 0.9's ``FileStoreTable.copy`` time-travels the
+   schema to it; a column renamed since keeps its old name, one dropped since is still read,
+   one widened since is narrowed back) and the latest otherwise; every split reads its files
+   evolved to that schema.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ import numpy as np
 import pyarrow as pa
 
 from reference import layout
-from reference.errors import InvalidOptionError, SnapshotNotFoundError
+from reference.errors import InvalidOptionError, SnapshotNotFoundError, UnsupportedFeature
 from reference.io import FileIO
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data import RowKind
@@ -75,7 +80,15 @@ from spark_impl.metadata import (
     read_schema_json,
     read_snapshot,
 )
-from spark_impl.plan import DataFileRef, Split, TimeTravel, compute_bucket_dir, plan_read
+from spark_impl.options import resolve_time_travel
+from spark_impl.plan import (
+    DataFileRef,
+    Split,
+    TimeTravel,
+    compute_bucket_dir,
+    plan_read,
+    resolve_read_schema,
+)
 from spark_impl.read import empty_table, read_file_records, read_split
 from spark_impl.reduce import reduce_records
 
@@ -124,10 +137,33 @@ def select_levels(split: Split, keep: Callable[[int], bool]) -> Split:
     return replace(split, files=tuple(f for f in split.files if keep(f.level)))
 
 
-def full_splits(file_io: FileIO, table_root: str, snapshot_id: int) -> list[StreamSplit]:
-    """Rule 1 (the read schema is the latest, as the stream's)."""
+def stream_schema_json(file_io: FileIO, table_root: str, schema_json: str | None) -> str:
+    """Rule 7: the stream's read schema, given (the schema the source reports), else the
+    latest."""
+    if schema_json is not None:
+        return schema_json
+    return read_schema_json(file_io, table_root, latest_schema_id(file_io, table_root))
+
+
+def resolve_stream_schema_json(file_io: FileIO, table_root: str, options: Mapping[str, str]) -> str:
+    """Rule 7: the schema a stream with these (plain) options reads in, the one the source
+    reports: the snapshot ``scan.snapshot-id`` / ``scan.timestamp-millis`` selects, else the
+    latest."""
+    try:
+        choice = resolve_time_travel(options)
+    except UnsupportedFeature:
+        travel = TimeTravel()
+    else:
+        travel = TimeTravel(choice.snapshot_id, choice.tag_name, choice.timestamp_millis)
+    return resolve_read_schema(file_io, table_root, travel)[1]
+
+
+def full_splits(
+    file_io: FileIO, table_root: str, snapshot_id: int, schema_json: str | None = None
+) -> list[StreamSplit]:
+    """Rule 1, read in the stream's schema (rule 7)."""
     plan = plan_read(file_io, table_root, TimeTravel(snapshot_id=snapshot_id))
-    latest_json = read_schema_json(file_io, table_root, latest_schema_id(file_io, table_root))
+    latest_json = stream_schema_json(file_io, table_root, schema_json)
     keep = compute_full_read_levels(decode_schema(latest_json))
     jsons = dict(plan.file_schema_jsons)
     splits = [select_levels(split, keep) for split in plan.splits]
@@ -163,11 +199,14 @@ def change_entries(
     return [e for e in entries if e.kind is FileKind.ADD]
 
 
-def change_splits(file_io: FileIO, table_root: str, start: int, end: int) -> list[StreamSplit]:
-    """Rule 2 for the snapshots ``start + 1 .. end``: one split per snapshot and bucket."""
-    schema_id = latest_schema_id(file_io, table_root)
-    latest_json = read_schema_json(file_io, table_root, schema_id)
+def change_splits(
+    file_io: FileIO, table_root: str, start: int, end: int, schema_json: str | None = None
+) -> list[StreamSplit]:
+    """Rule 2 for the snapshots ``start + 1 .. end``: one split per snapshot and bucket, read
+    in the stream's schema (rule 7)."""
+    latest_json = stream_schema_json(file_io, table_root, schema_json)
     schema = decode_schema(latest_json)
+    schema_id = schema.id
     producer = schema.core_options.changelog_producer
     earliest = find_earliest_snapshot_id(file_io, table_root)
     if earliest is not None and start + 1 < earliest:
@@ -205,15 +244,20 @@ def change_splits(file_io: FileIO, table_root: str, start: int, end: int) -> lis
     return splits
 
 
-def plan_micro_batch(file_io: FileIO, table_root: str, start: int, end: int) -> list[StreamSplit]:
+def plan_micro_batch(
+    file_io: FileIO, table_root: str, start: int, end: int, schema_json: str | None = None
+) -> list[StreamSplit]:
     """The splits of the micro-batch ``(start, end]`` (rules 1-3). With deletion vectors (and
     a producer other than ``lookup``) the full read skips level 0, so the fully read
     snapshot's own changes follow it, as Java's scan re-reads that snapshot."""
     if end <= start:
         return []
     if start != NOTHING_READ:
-        return change_splits(file_io, table_root, start, end)
-    return [*full_splits(file_io, table_root, end), *level_zero_follow_up(file_io, table_root, end)]
+        return change_splits(file_io, table_root, start, end, schema_json)
+    return [
+        *full_splits(file_io, table_root, end, schema_json),
+        *level_zero_follow_up(file_io, table_root, end, schema_json),
+    ]
 
 
 def with_row_kinds(table: pa.Table, kinds: np.ndarray) -> pa.Table:
@@ -429,31 +473,36 @@ def full_snapshot_of(offset: Mapping[str, object] | None) -> int | None:
 
 
 def plan_offsets(
-    file_io: FileIO, table_root: str, start: Mapping[str, object], end: Mapping[str, object]
+    file_io: FileIO,
+    table_root: str,
+    start: Mapping[str, object],
+    end: Mapping[str, object],
+    schema_json: str | None = None,
 ) -> list[StreamSplit]:
-    """The splits between two offsets: a full read first when ``start`` asks for one."""
+    """The splits between two offsets: a full read first when ``start`` asks for one; read in
+    ``schema_json`` (the stream's schema, rule 7; ``None``: the latest)."""
     first, last = offset_value(start), offset_value(end)
     full = full_snapshot_of(start)
     if full is None:
-        return plan_micro_batch(file_io, table_root, first, last)
+        return plan_micro_batch(file_io, table_root, first, last, schema_json)
     if last < full:
         return []
     return [
-        *full_splits(file_io, table_root, full),
-        *level_zero_follow_up(file_io, table_root, full),
-        *change_splits(file_io, table_root, full, last),
+        *full_splits(file_io, table_root, full, schema_json),
+        *level_zero_follow_up(file_io, table_root, full, schema_json),
+        *change_splits(file_io, table_root, full, last, schema_json),
     ]
 
 
-def level_zero_follow_up(file_io: FileIO, table_root: str, full: int) -> list[StreamSplit]:
+def level_zero_follow_up(
+    file_io: FileIO, table_root: str, full: int, schema_json: str | None = None
+) -> list[StreamSplit]:
     """Rule 1's exception: with deletion vectors (and a producer other than ``lookup``) a
     full read skips level 0, so the fully read snapshot's own changes follow it."""
-    schema = decode_schema(
-        read_schema_json(file_io, table_root, latest_schema_id(file_io, table_root))
-    )
+    schema = decode_schema(stream_schema_json(file_io, table_root, schema_json))
     core = schema.core_options
     if core.deletion_vectors_enabled and core.changelog_producer is not ChangelogProducer.LOOKUP:
-        return change_splits(file_io, table_root, full - 1, full)
+        return change_splits(file_io, table_root, full - 1, full, schema_json)
     return []
 
 

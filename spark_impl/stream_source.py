@@ -39,6 +39,10 @@ class PaimonStreamSource(PaimonStreamReader, SupportsTriggerAvailableNow):
         super().__init__(options, schema)
         self.available_now: int | None = None
         """The ``Trigger.AvailableNow`` target: the latest snapshot when the query started."""
+        io, root = open_file_io(self.options), table_path(self.options)
+        self.schema_json = stream.resolve_stream_schema_json(io, root, self.options)
+        """The schema every split reads in, the one the source reports (rule 7 of
+        :mod:`spark_impl.stream`: the start snapshot's with ``scan.snapshot-id``)."""
 
     def initialOffset(self) -> dict[str, int]:
         io, root = open_file_io(self.options), table_path(self.options)
@@ -57,7 +61,8 @@ class PaimonStreamSource(PaimonStreamReader, SupportsTriggerAvailableNow):
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> list[StreamPartition]:
         io, root = open_file_io(self.options), table_path(self.options)
-        return [StreamPartition(split) for split in stream.plan_offsets(io, root, start, end)]
+        splits = stream.plan_offsets(io, root, start, end, self.schema_json)
+        return [StreamPartition(split) for split in splits]
 
     def commit(self, end: dict[str, Any]) -> None:
         io, root = open_file_io(self.options), table_path(self.options)

@@ -267,30 +267,33 @@ def to_format_table(
 
 def read_stream_changes(path: str, from_snapshot: int, to_snapshot: int | None) -> Rows:
     """The changes of snapshots ``from + 1 .. to`` as the ``paimon`` stream source reads them
-    for the offsets ``(from, to]``: the planned splits read with ``_ROW_KIND`` per row."""
+    started with ``scan.snapshot-id = from + 1`` (as the Java harness streams): the planned
+    splits read with ``_ROW_KIND`` per row, in that snapshot's schema (rule 7 of
+    ``spark_impl.stream``, Java 0.9's time-travelled schema)."""
     import pyarrow as pa  # noqa: PLC0415
 
     from reference.io import file_io_for  # noqa: PLC0415
     from reference.spec.data import RowKind  # noqa: PLC0415
+    from reference.spec.schema import decode_schema  # noqa: PLC0415
     from spark_impl import stream  # noqa: PLC0415
 
     file_io = file_io_for(path)
-    end = latest_snapshot_id(path) if to_snapshot is None else to_snapshot
-    splits = stream.plan_micro_batch(file_io, path, from_snapshot, end or from_snapshot)
-    latest = {f.id: f.name for f in read_schema_fields(path, TimeTravel())}
-    fields = read_schema_fields(path, TimeTravel(snapshot_id=end) if end else TimeTravel())
+    latest = latest_snapshot_id(path)
+    end = latest if to_snapshot is None else to_snapshot
+    start_options = (
+        {"scan.mode": "from-snapshot", "scan.snapshot-id": str(from_snapshot + 1)}
+        if latest is not None and from_snapshot + 1 <= latest
+        else {}
+    )
+    schema_json = stream.resolve_stream_schema_json(file_io, path, start_options)
+    fields = tuple(decode_schema(schema_json).fields)
+    splits = stream.plan_micro_batch(
+        file_io, path, from_snapshot, end or from_snapshot, schema_json
+    )
     tables = [stream.read_stream_split(file_io, split) for split in splits]
     if not tables:
         return Rows(fields, [])
     table = pa.concat_tables(tables, promote_options="permissive")
-    # the stream reads in the latest schema; the changes are judged in the `to` snapshot's
-    # (a column renamed since keeps its field id)
-    table = table.rename_columns(
-        [
-            next((f.name for f in fields if latest.get(f.id) == name), name)
-            for name in table.column_names
-        ]
-    )
     column = table.column(stream.ROW_KIND_COLUMN).to_pylist()
     kinds = [RowKind.from_short_string(k) for k in column]
     data = table.select([f.name for f in fields])
@@ -482,10 +485,8 @@ class SparkEngine:
     def system_table(self, path: str, name: str) -> Rows:
         """``spark.read.format("paimon").load("<path>$<name>")``."""
         from reference.io import file_io_for  # noqa: PLC0415
-        from spark_impl.system_tables import (  # noqa: PLC0415
-            compute_fields,
-            lookup_system_table,
-        )
+        from spark_impl.system_table_source import lookup_system_table  # noqa: PLC0415
+        from spark_impl.system_tables import compute_fields  # noqa: PLC0415
 
         frame = shared_session().read.format("paimon").load(f"{path}${name}")
         columns = lookup_system_table(name).columns(file_io_for(path), path, {})
