@@ -76,7 +76,8 @@ from spark_impl.metadata import (
     read_schema_json,
 )
 from spark_impl.plan import compute_bucket_dir
-from spark_impl.read import apply_deletions, evolve_columns, read_data_file
+from spark_impl.read import apply_deletions
+from spark_impl.read_files import evolve_columns, read_data_file
 
 UNAWARE_BUCKET_OPTION = -1
 """``bucket = -1`` on an append table: bucket-unaware."""

@@ -121,12 +121,8 @@ from spark_impl.metadata import (
     read_schema_json,
 )
 from spark_impl.plan import DeletionFileRef, compute_bucket_dir, is_level_zero_skipped
-from spark_impl.read import (
-    apply_deletions,
-    evolve_columns,
-    read_data_file,
-    read_deleted_positions,
-)
+from spark_impl.read import apply_deletions, read_deleted_positions
+from spark_impl.read_files import evolve_columns, read_data_file
 from spark_impl.reduce import reduce_sorted
 
 LEVEL_COLUMN = "_LEVEL"

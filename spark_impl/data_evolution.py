@@ -23,7 +23,7 @@ from reference.spec.file_format import compute_arrow_type
 from reference.spec.row_tracking import DATA_EVOLUTION_OPTION, is_blob_file
 from reference.spec.schema import TableSchema
 from spark_impl.plan import DataFileRef, Split
-from spark_impl.read import evolve_columns, read_data_file
+from spark_impl.read_files import evolve_columns, read_data_file
 
 
 def _row_id_range(ref: DataFileRef) -> tuple[int, int]:

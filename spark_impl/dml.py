@@ -75,7 +75,8 @@ from spark_impl.metadata import (
     read_snapshot,
 )
 from spark_impl.plan import DeletionFileRef, compute_bucket_dir
-from spark_impl.read import apply_deletions, evolve_columns, read_data_file, read_deleted_positions
+from spark_impl.read import apply_deletions, read_deleted_positions
+from spark_impl.read_files import evolve_columns, read_data_file
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
 from spark_impl.stream import ROW_KIND_COLUMN
 from spark_impl.write import plan_write, write_task

@@ -61,7 +61,8 @@ from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.fallback import plan_with_fallback
 from spark_impl.options import check_option_names, resolve_time_travel
 from spark_impl.plan import DataFileRef, ReadPlan, Split, TimeTravel, plan_read
-from spark_impl.read import is_arrow_cast_exact, read_deleted_positions, read_split
+from spark_impl.read import read_deleted_positions, read_split
+from spark_impl.read_files import is_arrow_cast_exact
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
 
 NATIVE_FORMATS = frozenset({"parquet", "orc"})

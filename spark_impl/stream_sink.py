@@ -11,7 +11,7 @@ Rules (Java: ``flink/sink/CommitterOperator``, ``operation/FileStoreCommitImpl.
 filterCommitted``, ``table/sink/StreamTableCommit``):
 
 1. Each micro-batch is one commit of the table: its tasks write files as a batch write does
-   (:class:`spark_impl.datasource.PaimonWriter`, each task planning from the latest snapshot,
+   (:class:`spark_impl.batch_source.PaimonWriter`, each task planning from the latest snapshot,
    so a batch sees the sequence numbers and files of the batches before it), and the driver
    commits them with *commit identifier* = Spark's batch id.
 2. The *commit user* is stable across restarts of the same query: the ``commit.user`` option
@@ -24,7 +24,7 @@ filterCommitted``, ``table/sink/StreamTableCommit``):
    (a query without a checkpoint cannot be resumed anyway).
 3. A path that holds no table yet gets one made from the stream's schema and Paimon's options
    (``primary-key``, ``partition``, ``bucket``, ...), as a batch write does
-   (:func:`spark_impl.datasource.prepare_write_target`).
+   (:func:`spark_impl.batch_source.prepare_write_target`).
 4. Output mode ``complete`` overwrites the table each batch (``INSERT OVERWRITE``); ``append``
    and ``update`` append (a primary-key table merges updates by key).
 """
@@ -43,7 +43,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 from pyspark.sql.types import StructType
 
 from reference.errors import InvalidOptionError
-from spark_impl.datasource import PaimonWriter, open_file_io, prepare_write_target
+from spark_impl.batch_source import PaimonWriter, open_file_io, prepare_write_target
 from spark_impl.options import (
     CHECKPOINT_LOCATION_OPTION,
     COMMIT_IDENTIFIER_OPTION,

@@ -29,7 +29,7 @@ from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 from pyspark.sql.types import StructType
 
 from spark_impl import stream
-from spark_impl.datasource import PaimonStreamReader, StreamPartition, open_file_io, table_path
+from spark_impl.batch_source import PaimonStreamReader, StreamPartition, open_file_io, table_path
 
 
 class PaimonStreamSource(PaimonStreamReader, SupportsTriggerAvailableNow):

@@ -26,10 +26,23 @@ from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.casts import NULL_TEXT, cast_value
-from reference.spec.manifest import LATEST_FIELD_SET, FileKind, compute_deletion_vector_meta_type
+from reference.spec.manifest import (
+    LATEST_FIELD_SET,
+    FileKind,
+    ManifestEntry,
+    compute_deletion_vector_meta_type,
+)
 from reference.spec.schema import TableSchema
+from reference.spec.snapshot import Snapshot
 from spark_impl import system_table_reads as reads
-from spark_impl.metadata import find_latest_snapshot_id, read_index_entries, read_snapshot
+from spark_impl.metadata import (
+    find_latest_snapshot_id,
+    read_index_entries,
+    read_latest_schema,
+    read_manifest,
+    read_manifest_list,
+    read_snapshot,
+)
 from spark_impl.plan import resolve_snapshot
 from spark_impl.system_tables import Columns, parse_travel, to_local_datetime
 
@@ -68,8 +81,6 @@ BUCKETS_COLUMNS: Columns = (
 
 def buckets_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
     """Sums per (partition, bucket) of the latest snapshot (Java ``PartitionEntry``)."""
-    from spark_impl.system_table_rows import read_latest_schema, snapshot_entries  # noqa: PLC0415
-
     latest = find_latest_snapshot_id(file_io, root)
     if latest is None:
         return []
@@ -137,8 +148,6 @@ def dv_range_values(ranges: Any) -> list[dict[str, Any]] | None:
 
 def table_indexes_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
     """The index manifest entries of the selected snapshot (Java ``TableIndexesTable``)."""
-    from spark_impl.system_table_rows import read_latest_schema  # noqa: PLC0415
-
     snapshot = resolve_snapshot(file_io, root, parse_travel(options))
     if snapshot is None or snapshot.index_manifest is None:
         return []
@@ -166,3 +175,13 @@ def table_indexes_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -
             )
         )
     return rows
+
+
+def snapshot_entries(file_io: FileIO, root: str, snapshot: Snapshot) -> list[ManifestEntry]:
+    """Every entry (ADD and DELETE) of the snapshot's base and delta manifests."""
+    return [
+        entry
+        for name in (snapshot.base_manifest_list, snapshot.delta_manifest_list)
+        for meta in read_manifest_list(file_io, root, name)
+        for entry in read_manifest(file_io, root, meta.file_name)
+    ]

@@ -63,8 +63,7 @@ from spark_impl import system_table_reads as reads
 from spark_impl.metadata import (
     find_earliest_snapshot_id,
     find_latest_snapshot_id,
-    latest_schema_id,
-    read_manifest,
+    read_latest_schema,
     read_manifest_list,
     read_schema_json,
     read_snapshot,
@@ -158,10 +157,6 @@ def format_duration(nanos: int) -> str:
         return text
     fraction = f".{nano:09d}".rstrip("0") if nano else ""
     return f"{text}{second}{fraction}S"
-
-
-def read_latest_schema(file_io: FileIO, root: str) -> TableSchema:
-    return decode_schema(read_schema_json(file_io, root, latest_schema_id(file_io, root)))
 
 
 def list_snapshots(file_io: FileIO, root: str) -> list[Snapshot]:
@@ -433,16 +428,6 @@ def manifests_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> li
     ]
 
 
-def snapshot_entries(file_io: FileIO, root: str, snapshot: Snapshot) -> list[ManifestEntry]:
-    """Every entry (ADD and DELETE) of the snapshot's base and delta manifests."""
-    return [
-        entry
-        for name in (snapshot.base_manifest_list, snapshot.delta_manifest_list)
-        for meta in read_manifest_list(file_io, root, name)
-        for entry in read_manifest(file_io, root, meta.file_name)
-    ]
-
-
 FILES_COLUMNS: Columns = (
     ("partition", STRING),
     ("bucket", INT),
@@ -535,7 +520,7 @@ def files_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[R
     if snapshot is None:
         return []
     schema = read_latest_schema(file_io, root)
-    live = replay_entries(snapshot_entries(file_io, root, snapshot))
+    live = replay_entries(main.snapshot_entries(file_io, root, snapshot))
     if is_level_zero_skipped(schema):
         live = [entry for entry in live if entry.file.level > 0]
     schemas = {
@@ -562,7 +547,7 @@ def partitions_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> l
     schema = read_latest_schema(file_io, root)
     types = [f.type for f in schema.partition_type.fields]
     totals: dict[bytes, list[int]] = {}
-    for entry in snapshot_entries(file_io, root, read_snapshot(file_io, root, latest)):
+    for entry in main.snapshot_entries(file_io, root, read_snapshot(file_io, root, latest)):
         sign = -1 if entry.kind is FileKind.DELETE else 1
         created = entry.file.creation_time
         millis = 0 if created is None else created.millisecond

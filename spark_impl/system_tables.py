@@ -17,20 +17,20 @@ Shared rules (Java: ``RowDataToObjectArrayConverter``, ``JsonSerdeUtil.toFlatJso
 3. Values printed as text use Java's ``String.valueOf`` of the internal value (*object
    text*): DATE as its day count, TIMESTAMP as a ``LocalDateTime``, null as ``null``.
 
-The per-table rules are in :mod:`spark_impl.system_table_rows`.
+The per-table rules are in :mod:`spark_impl.system_table_rows`; the registry and the reader
+Spark calls in :mod:`spark_impl.system_table_source`.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSourceReader, InputPartition
 
 from reference.errors import InvalidOptionError
-from reference.io import FileIO, file_io_for
+from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.data import Timestamp
 from reference.spec.format_table import PATH_OPTION
@@ -38,7 +38,6 @@ from reference.spec.snapshot import LocalDateTime
 from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MICRO
 from spark_impl.options import SYSTEM_TABLE_OPTION
 from spark_impl.plan import TimeTravel
-from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
 
 SYSTEM_TABLE_SEPARATOR = "$"
 MAX_BATCH_ROWS = 65_536
@@ -82,26 +81,8 @@ def split_system_table(path: str, options: Mapping[str, str]) -> tuple[str, str 
     return root, None if name is None else name.lower()
 
 
-def lookup_system_table(name: str) -> SystemTable:
-    from spark_impl.system_table_rows import SYSTEM_TABLES  # noqa: PLC0415 (a cycle)
-
-    if name not in SYSTEM_TABLES:
-        raise InvalidOptionError(
-            SYSTEM_TABLE_OPTION, name, f"no such system table; known: {', '.join(SYSTEM_TABLES)}"
-        )
-    return SYSTEM_TABLES[name]
-
-
 def compute_fields(columns: Columns) -> list[t.DataField]:
     return [t.DataField(i, name, data_type) for i, (name, data_type) in enumerate(columns)]
-
-
-def system_table_spark_schema(
-    file_io: FileIO, table_root: str, name: str, options: TableOptions
-) -> Any:
-    """The Spark schema of a system table (its Java 0.9 row type)."""
-    columns = lookup_system_table(name).columns(file_io, table_root, options)
-    return to_spark_schema(compute_fields(columns))
 
 
 def parse_travel(options: TableOptions) -> TimeTravel:
@@ -148,20 +129,6 @@ def timestamp_to_datetime(value: Timestamp) -> datetime.datetime:
     return EPOCH + datetime.timedelta(microseconds=micros)
 
 
-def read_system_table(
-    file_io: FileIO, table_root: str, name: str, options: TableOptions
-) -> pa.Table:
-    """The rows of ``<table_root>$<name>`` as an Arrow table in the Spark schema."""
-    table = lookup_system_table(name)
-    columns = table.columns(file_io, table_root, options)
-    arrow_schema = to_spark_arrow_schema(to_spark_schema(compute_fields(columns)))
-    rows = table.rows(file_io, table_root, options)
-    if isinstance(rows, pa.Table):
-        return to_spark_batch(rows, arrow_schema)
-    names = [name for name, _ in columns]
-    return pa.Table.from_pylist([dict(zip(names, row, strict=True)) for row in rows], arrow_schema)
-
-
 def system_table_of(options: TableOptions) -> tuple[str, str] | None:
     """``(table root, system table name)`` when a read's path or options name a system table."""
     path = options.get(PATH_OPTION)
@@ -169,33 +136,3 @@ def system_table_of(options: TableOptions) -> tuple[str, str] | None:
         return None
     root, name = split_system_table(path, options)
     return None if name is None else (root, name)
-
-
-def open_table_io(root: str, options: TableOptions) -> FileIO:
-    return file_io_for(root, options)
-
-
-def spark_schema_of(options: TableOptions) -> Any:
-    """``DataSource.schema()`` of a system table read."""
-    found = system_table_of(options)
-    assert found is not None
-    root, name = found
-    return system_table_spark_schema(open_table_io(root, options), root, name, options)
-
-
-class SystemTableReader(DataSourceReader):
-    """One partition holding the whole system table (metadata is small; the row tables
-    ``audit_log`` and ``ro`` read their splits in that task)."""
-
-    def __init__(self, options: dict[str, str], schema: Any) -> None:
-        found = system_table_of(options)
-        assert found is not None
-        self.root, self.name = found
-        self.options = options
-        self.spark_schema = schema
-        lookup_system_table(self.name)
-
-    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        file_io = open_table_io(self.root, self.options)
-        table = read_system_table(file_io, self.root, self.name, self.options)
-        yield from table.to_batches(max_chunksize=MAX_BATCH_ROWS)

@@ -24,7 +24,8 @@ from typing import Any
 import pyarrow as pa
 
 import spark_impl
-from spark_impl.datasource import PaimonCommitMessage, PaimonDataSource, PaimonWriter, plain_options
+from spark_impl.batch_source import PaimonCommitMessage, PaimonWriter, plain_options
+from spark_impl.datasource import PaimonDataSource
 
 ROWS = 1000
 TASKS = 2

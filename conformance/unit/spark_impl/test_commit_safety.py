@@ -30,9 +30,9 @@ from reference.store.orphans import find_orphans
 from reference.table import Table
 from reference.validate import runner as validate_runner
 from reference.validate.report import is_failing
+from spark_impl import batch_source, compact, jobs
 from spark_impl import commit as committer
-from spark_impl import compact, datasource, jobs
-from spark_impl.datasource import PaimonCommitMessage, PaimonWriter
+from spark_impl.batch_source import PaimonCommitMessage, PaimonWriter
 
 IO = LocalFileIO()
 FIELDS = (
@@ -109,13 +109,13 @@ def rival_between_append_and_compact(
     """Install ``meanwhile`` into the next file IO the writer opens for its commit."""
 
     def install(meanwhile: Callable[[], None]) -> None:
-        plain = datasource.open_file_io
+        plain = batch_source.open_file_io
 
         def opened(options: Any) -> FileIO:
-            monkeypatch.setattr(datasource, "open_file_io", plain)
+            monkeypatch.setattr(batch_source, "open_file_io", plain)
             return AfterFirstSnapshot(plain(options), meanwhile)
 
-        monkeypatch.setattr(datasource, "open_file_io", opened)
+        monkeypatch.setattr(batch_source, "open_file_io", opened)
 
     yield install
 
@@ -391,13 +391,13 @@ def test_a_write_whose_every_compaction_loses_raises_a_partial_commit_error(
     messages = written(writer, range(100, 110), "a")
     ours = [f.file_name for p in messages for m in p.messages for f in m.data.new_files]
     rival = RivalAppends(root)
-    plain = datasource.open_file_io
+    plain = batch_source.open_file_io
     monkeypatch.setattr(
-        datasource, "open_file_io", lambda o: BeforeEveryCompactSnapshot(plain(o), rival)
+        batch_source, "open_file_io", lambda o: BeforeEveryCompactSnapshot(plain(o), rival)
     )
     with pytest.raises(PartialCommitError) as raised:
         spark_commit(writer, messages)
-    monkeypatch.setattr(datasource, "open_file_io", plain)
+    monkeypatch.setattr(batch_source, "open_file_io", plain)
     appended = DV_BASE + 1
     assert raised.value.landed == (appended,)
     assert metadata.read_snapshot(IO, root, appended).commit_kind is CommitKind.APPEND

@@ -22,7 +22,7 @@ from reference.spec import types as t
 from reference.spec.data import Timestamp, date_from_days
 from reference.spec.predicate import And
 from reference.spec.schema import decode_schema
-from spark_impl.datasource import to_predicate
+from spark_impl.batch_source import to_predicate
 from spark_impl.plan import TimeTravel, plan_read, resolve_read_schema
 
 pytestmark = pytest.mark.spark

@@ -18,7 +18,8 @@ from reference.io import LocalFileIO
 from reference.spec import types as t
 from reference.spec.schema import decode_schema
 from reference.table import Table
-from spark_impl.datasource import HIDE_TRACEBACK_CONF, explain_conversion_error
+from spark_impl.batch_source import explain_conversion_error
+from spark_impl.datasource import HIDE_TRACEBACK_CONF
 
 FIELDS = [t.DataField(0, "k", t.IntType(nullable=False)), t.DataField(1, "v", t.IntType())]
 TRACEBACK = "Traceback (most recent call last)"

@@ -48,7 +48,8 @@ from spark_impl import append_compact, file_index
 from spark_impl import commit as committer
 from spark_impl.metadata import find_latest_snapshot_id, read_latest_snapshot, read_live_entries
 from spark_impl.plan import plan_read
-from spark_impl.read import count_scan_files, read_data_file, read_split
+from spark_impl.read import count_scan_files, read_split
+from spark_impl.read_files import read_data_file
 from spark_impl.write import plan_write
 
 IO = LocalFileIO()

@@ -14,27 +14,6 @@ import spark_impl
 PACKAGE = "spark_impl"
 PACKAGE_DIR = Path(spark_impl.__file__).parent
 
-KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset(
-    {
-        # read hands data-evolution splits to data_evolution, which reads files with read's
-        # file reader (a file-reading module below both would end it; read.py's owner).
-        ("spark_impl.data_evolution", "spark_impl.read"),
-        # datasource hands streaming to stream_source / stream_sink, which build on its
-        # batch reader and writer (issue 19, in progress).
-        ("spark_impl.datasource", "spark_impl.stream_sink", "spark_impl.stream_source"),
-        # the system tables' modules (issue 19).
-        (
-            "spark_impl.system_table_main",
-            "spark_impl.system_table_reads",
-            "spark_impl.system_table_rows",
-            "spark_impl.system_tables",
-        ),
-    }
-)
-"""Groups of modules whose import cycles are tolerated for now: a ratchet. A cycle fails
-unless all its modules lie in one group; a group with no cycle left fails too (drop it), so
-the list only shrinks."""
-
 
 def module_names(package_dir: Path, package: str) -> set[str]:
     return {
@@ -107,10 +86,8 @@ def find_cycles(graph: Mapping[str, set[str]]) -> list[tuple[str, ...]]:
 
 
 def test_spark_impl_has_no_import_cycle() -> None:
-    cycles = find_cycles(import_graph(PACKAGE_DIR, PACKAGE))
-    assert [c for c in cycles if not any(set(c) <= set(k) for k in KNOWN_CYCLES)] == []
-    gone = [k for k in KNOWN_CYCLES if not any(set(c) <= set(k) for c in cycles)]
-    assert gone == [], "a known cycle is gone: drop it from KNOWN_CYCLES"
+    """Issue 21: no cycle is tolerated (a shared piece moves to a module below both)."""
+    assert find_cycles(import_graph(PACKAGE_DIR, PACKAGE)) == []
 
 
 def test_the_check_sees_a_cycle(tmp_path: Path) -> None:

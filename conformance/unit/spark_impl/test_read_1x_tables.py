@@ -25,7 +25,7 @@ from reference.errors import UnsupportedFeature
 from reference.io import LocalFileIO
 from reference.spec import types as t
 from spark_impl.plan import LATEST, TimeTravel
-from spark_impl.read import read_data_file
+from spark_impl.read_files import read_data_file
 
 
 @pytest.mark.parametrize(("name", "snapshot_id"), CASES)

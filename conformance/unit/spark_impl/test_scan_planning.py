@@ -12,7 +12,8 @@ import pytest
 from reference.io import LocalFileIO
 from reference.spec import types as t
 from reference.table import Table
-from spark_impl.datasource import PaimonDataSource, SplitPartition
+from spark_impl.batch_source import SplitPartition
+from spark_impl.datasource import PaimonDataSource
 
 pytestmark = pytest.mark.spark
 

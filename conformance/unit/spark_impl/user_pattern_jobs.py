@@ -30,7 +30,8 @@ from typing import Any
 import pyarrow as pa
 
 import spark_impl
-from spark_impl.datasource import PaimonDataSource, PaimonWriter, plain_options
+from spark_impl.batch_source import PaimonWriter, plain_options
+from spark_impl.datasource import PaimonDataSource
 
 ROWS = 400
 TASKS = 4

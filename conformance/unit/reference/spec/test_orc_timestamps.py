@@ -36,7 +36,8 @@ from reference.spec.schema import decode_schema
 from reference.store import query
 from reference.validate.runner import ValidateOptions, validate_table
 from spark_impl.plan import TimeTravel, plan_read
-from spark_impl.read import read_data_file, read_split
+from spark_impl.read import read_split
+from spark_impl.read_files import read_data_file
 
 PRECISIONS = (0, 3, 6, 9)
 MAX_UNCOMPENSATED_NANOS = ot.MAX_UNCOMPENSATED_NANOS
