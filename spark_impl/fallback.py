@@ -31,11 +31,11 @@ from typing import Any
 from reference import layout
 from reference.errors import InvalidOptionError
 from reference.io import FileIO
-from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.fallback_branch import check_fallback_schema
 from reference.spec.options import FALLBACK_BRANCH_OPTION
 from reference.spec.predicate import Predicate
-from reference.spec.schema import TableSchema, decode_schema
+from reference.spec.schema import decode_schema
 from reference.spec.snapshot import FIRST_SNAPSHOT_ID, Snapshot
 from spark_impl.metadata import (
     find_latest_snapshot_id,
@@ -137,33 +137,6 @@ def read_fallback_branch(file_io: FileIO, table_root: str) -> str | None:
     _, schema_json = resolve_read_schema(file_io, table_root, LATEST)
     name: str | None = decode_schema(schema_json).core_options.get(FALLBACK_BRANCH_OPTION)
     return None if name is None or layout.is_blank(name) else name
-
-
-def is_same_type_ignoring_nullable(left: t.DataType, right: t.DataType) -> bool:
-    """Java ``DataType.equalsIgnoreNullable``: equal once both are nullable at the top."""
-    return left.copy(nullable=True) == right.copy(nullable=True)
-
-
-def check_fallback_schema(schema: TableSchema, fallback: TableSchema, branch: str) -> None:
-    """Rule 3 (Java ``FallbackReadFileStoreTable.validateSchema``)."""
-    types = [f.type for f in schema.fields]
-    fallback_types = [f.type for f in fallback.fields]
-    if len(types) != len(fallback_types) or not all(
-        is_same_type_ignoring_nullable(a, b) for a, b in zip(types, fallback_types, strict=True)
-    ):
-        raise InvalidOptionError(
-            FALLBACK_BRANCH_OPTION,
-            branch,
-            f"the branch's row type {fallback.logical_row_type.to_sql()} is not the table's "
-            f"{schema.logical_row_type.to_sql()}",
-        )
-    if schema.primary_keys and list(schema.primary_keys) != list(fallback.primary_keys):
-        raise InvalidOptionError(
-            FALLBACK_BRANCH_OPTION,
-            branch,
-            f"the branch's primary keys {list(fallback.primary_keys)} are not the table's "
-            f"{list(schema.primary_keys)}",
-        )
 
 
 def compute_fallback_travel(

@@ -38,9 +38,9 @@ from typing import Protocol
 from reference import layout
 from reference.errors import InvalidOptionError
 from reference.io import FileIO
-from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.data import Row
+from reference.spec.fallback_branch import check_fallback_schema
 from reference.spec.options import FALLBACK_BRANCH_OPTION
 from reference.spec.predicate import Predicate
 from reference.spec.schema import TableSchema
@@ -75,35 +75,6 @@ def read_fallback_branch(
     options = metadata.read_latest_schema(file_io, table_root, branch).core_options
     name: str | None = options.get(FALLBACK_BRANCH_OPTION)
     return None if name is None or layout.is_blank(name) else name
-
-
-def is_same_type_ignoring_nullable(left: t.DataType, right: t.DataType) -> bool:
-    """Java ``DataType.equalsIgnoreNullable``: equal once both are made nullable (the
-    nullability of nested fields still counts)."""
-    return left.copy(nullable=True) == right.copy(nullable=True)
-
-
-def check_fallback_schema(schema: TableSchema, fallback: TableSchema, names: str) -> None:
-    """Rule 4 (Java ``FallbackReadFileStoreTable.validateSchema``); ``names`` is the option's
-    value, for the error."""
-    types = [f.type for f in schema.fields]
-    fallback_types = [f.type for f in fallback.fields]
-    if len(types) != len(fallback_types) or not all(
-        is_same_type_ignoring_nullable(a, b) for a, b in zip(types, fallback_types, strict=True)
-    ):
-        raise InvalidOptionError(
-            FALLBACK_BRANCH_OPTION,
-            names,
-            f"the branch's row type {fallback.logical_row_type.to_sql()} is not the read branch's "
-            f"{schema.logical_row_type.to_sql()}",
-        )
-    if schema.primary_keys and list(schema.primary_keys) != list(fallback.primary_keys):
-        raise InvalidOptionError(
-            FALLBACK_BRANCH_OPTION,
-            names,
-            f"the branch's primary keys {list(fallback.primary_keys)} are not the read "
-            f"branch's {list(schema.primary_keys)}",
-        )
 
 
 def resolve_fallback_snapshot(
