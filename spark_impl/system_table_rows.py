@@ -54,9 +54,7 @@ from reference.spec.options import FIELD_OPTION_MIN_PARTS
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot, decode_consumer, decode_tag
 from reference.spec.units import (
-    NANOS_PER_SECOND,
-    SECONDS_PER_HOUR,
-    SECONDS_PER_MINUTE,
+    format_java_duration,
 )
 from spark_impl import system_table_main as main
 from spark_impl import system_table_reads as reads
@@ -143,20 +141,6 @@ def format_object_row(values: Sequence[Any], types: Sequence[t.DataType]) -> str
     """``Arrays.toString`` of values as objects (0.9's partition and key text)."""
     texts = [format_object_text(v, ty) for v, ty in zip(values, types, strict=True)]
     return "[" + ", ".join(texts) + "]"
-
-
-def format_duration(nanos: int) -> str:
-    """``java.time.Duration.toString`` of a non-negative duration."""
-    seconds, nano = divmod(nanos, NANOS_PER_SECOND)
-    hours, rest = divmod(seconds, SECONDS_PER_HOUR)
-    minutes, second = divmod(rest, SECONDS_PER_MINUTE)
-    if seconds == 0 and nano == 0:
-        return "PT0S"
-    text = "PT" + (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
-    if second == 0 and nano == 0:
-        return text
-    fraction = f".{nano:09d}".rstrip("0") if nano else ""
-    return f"{text}{second}{fraction}S"
 
 
 def list_snapshots(file_io: FileIO, root: str) -> list[Snapshot]:
@@ -284,7 +268,7 @@ def tags_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Ro
                 to_local_datetime(tag.snapshot.time_millis),
                 tag.snapshot.total_record_count,
                 None if created is None else to_python_datetime(created),
-                None if retained is None else format_duration(retained),
+                None if retained is None else format_java_duration(retained),
             )
         )
     return rows

@@ -25,3 +25,22 @@ NANOS_PER_DAY = MICROS_PER_DAY * NANOS_PER_MICRO
 PERCENT = 100
 """Options given in percent (``compaction.size-ratio``,
 ``compaction.max-size-amplification-percent``) are divided by this."""
+
+
+def format_java_duration(nanos: int) -> str:
+    """``java.time.Duration.toString`` of a non-negative duration (``PT1H30M``, ``PT0.5S``):
+    how Java's system tables print a tag's time retained."""
+    seconds, nano = divmod(nanos, NANOS_PER_SECOND)
+    hours, rest = divmod(seconds, SECONDS_PER_HOUR)
+    minutes, second = divmod(rest, SECONDS_PER_MINUTE)
+    if seconds == 0 and nano == 0:
+        return "PT0S"
+    text = "PT"
+    if hours:
+        text += f"{hours}H"
+    if minutes:
+        text += f"{minutes}M"
+    if second == 0 and nano == 0:
+        return text
+    fraction = f".{nano:09d}".rstrip("0") if nano else ""
+    return f"{text}{second}{fraction}S"

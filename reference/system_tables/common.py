@@ -59,7 +59,6 @@ from reference.spec.units import (
     MILLIS_PER_DAY,
     MILLIS_PER_SECOND,
     NANOS_PER_MILLI,
-    NANOS_PER_SECOND,
     SECONDS_PER_HOUR,
     SECONDS_PER_MINUTE,
 )
@@ -194,24 +193,6 @@ def format_cast_row(values: Row, types: Sequence[t.DataType]) -> str:
 def encode_flat_json(value: Any) -> str:
     """Jackson's compact output (``JsonSerdeUtil.toFlatJson``): no spaces, non-ASCII kept."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def format_java_duration(nanos: int) -> str:
-    """``java.time.Duration.toString`` of a non-negative duration (``PT1H30M``, ``PT0.5S``)."""
-    seconds, nano = divmod(nanos, NANOS_PER_SECOND)
-    hours, rest = divmod(seconds, SECONDS_PER_HOUR)
-    minutes, second = divmod(rest, SECONDS_PER_MINUTE)
-    if seconds == 0 and nano == 0:
-        return "PT0S"
-    text = "PT"
-    if hours:
-        text += f"{hours}H"
-    if minutes:
-        text += f"{minutes}M"
-    if second == 0 and nano == 0:
-        return text
-    fraction = f".{nano:09d}".rstrip("0") if nano else ""
-    return f"{text}{second}{fraction}S"
 
 
 # --------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ from reference.spec.json_format import decode_json_object, encode_json
 from reference.spec.options import FIELD_OPTION_MIN_PARTS
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot, Tag
-from reference.spec.units import NANOS_PER_MILLI
+from reference.spec.units import NANOS_PER_MILLI, format_java_duration
 from reference.store import consumers, metadata
 from reference.system_tables.common import (
     SystemTableRows,
@@ -48,7 +48,6 @@ from reference.system_tables.common import (
     compute_rows,
     compute_timestamp_of_local,
     encode_flat_json,
-    format_java_duration,
     format_java_list,
     order_as_hash_map,
     resolve_travel_snapshot,

@@ -15,6 +15,7 @@ from reference.errors import InvalidOptionError
 from reference.spec import types as t
 from reference.spec.data import Timestamp
 from reference.spec.snapshot import LocalDateTime
+from reference.spec.units import format_java_duration
 from reference.system_tables import common
 
 DATE_2024_10_01 = 19997
@@ -34,7 +35,7 @@ DATE_2024_10_01 = 19997
     ],
 )
 def test_java_duration_text(nanos: int, text: str) -> None:
-    assert common.format_java_duration(nanos) == text
+    assert format_java_duration(nanos) == text
 
 
 @pytest.mark.parametrize(
