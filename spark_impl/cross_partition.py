@@ -35,7 +35,7 @@ No HASH index is written: the key index lives only in the writer, as in Java.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any
@@ -43,12 +43,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from reference.errors import InvalidOptionError, UnsupportedFeature
+from reference.errors import UnsupportedFeature
 from reference.io import FileIO
+from reference.spec.bucket import validate_cross_partition_options
 from reference.spec.commit_message import CommitMessage, IndexIncrement
 from reference.spec.compare import compare_rows
 from reference.spec.data import RowKind
-from reference.spec.options import INDEX_TTL_OPTION, SEQUENCE_FIELD_OPTION, MergeEngine
+from reference.spec.options import MergeEngine
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.after_write import compact_after_write
 from spark_impl.bucketing import compute_key_hashes
@@ -78,18 +79,6 @@ Partition = tuple[Any, ...]
 # --------------------------------------------------------------------------------------------
 # Options and assigners (rules 1 and 6)
 # --------------------------------------------------------------------------------------------
-
-
-def validate_cross_partition_options(options: Mapping[str, str]) -> None:
-    """Rule 6."""
-    if SEQUENCE_FIELD_OPTION in options:
-        raise InvalidOptionError(
-            SEQUENCE_FIELD_OPTION,
-            options[SEQUENCE_FIELD_OPTION],
-            "cannot be used when the primary key lacks partition fields",
-        )
-    if INDEX_TTL_OPTION in options:
-        raise UnsupportedFeature(f"'{INDEX_TTL_OPTION}' (a wall-clock dependent key index)")
 
 
 def compute_assigner_count(schema: TableSchema) -> int:

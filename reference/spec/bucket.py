@@ -37,7 +37,7 @@ from reference.spec import types as t
 from reference.spec.binary_row import compute_binary_row_hash, encode_binary_row
 from reference.spec.data import RowKind, Value
 from reference.spec.data_file import POSTPONE_BUCKET as POSTPONE_BUCKET
-from reference.spec.options import BucketFunctionType
+from reference.spec.options import INDEX_TTL_OPTION, SEQUENCE_FIELD_OPTION, BucketFunctionType
 
 BUCKET_OPTION = "bucket"
 BUCKET_KEY_OPTION = "bucket-key"
@@ -196,3 +196,18 @@ def compute_fixed_bucket(
         # Java reads a null key's zeroed slot, so a null key lands in bucket 0.
         return compute_mod_bucket(0 if values[0] is None else values[0], num_buckets)
     raise UnsupportedFeature(f"bucket function '{function.value}' is not implemented")
+
+
+def validate_cross_partition_options(options: Mapping[str, str]) -> None:
+    """A cross-partition-update table (primary key without all partition fields) takes no
+    ``sequence.field`` (Java ``SchemaValidation``: the key index keeps one location per key, so
+    rows cannot be ordered across partitions); ``cross-partition-upsert.index-ttl`` makes the
+    key index depend on the wall clock, which neither engine reproduces."""
+    if SEQUENCE_FIELD_OPTION in options:
+        raise InvalidOptionError(
+            SEQUENCE_FIELD_OPTION,
+            options[SEQUENCE_FIELD_OPTION],
+            "cannot be used when the primary key lacks partition fields",
+        )
+    if INDEX_TTL_OPTION in options:
+        raise UnsupportedFeature(f"'{INDEX_TTL_OPTION}' (a wall-clock dependent key index)")

@@ -71,6 +71,7 @@ from reference.spec.bucket import (
     compute_dynamic_bucket_key_hash,
     compute_fixed_bucket,
     parse_bucket_function_type,
+    validate_cross_partition_options,
 )
 from reference.spec.compare import compare_rows
 from reference.spec.data import Row, RowKind
@@ -83,8 +84,6 @@ from reference.spec.java_collections import (
 )
 from reference.spec.java_numbers import SHORT_MAX as JAVA_SHORT_MAX
 from reference.spec.options import (
-    INDEX_TTL_OPTION,
-    SEQUENCE_FIELD_OPTION,
     BucketFunctionType,
     MergeEngine,
     parse_int,
@@ -489,17 +488,6 @@ class CrossPartitionState:
     keys: TableKeys
     locations: dict[bytes, tuple[Row, int]] = field(default_factory=dict)
     counts: dict[bytes, dict[int, int]] = field(default_factory=dict)
-
-
-def validate_cross_partition_options(options: Mapping[str, str]) -> None:
-    if SEQUENCE_FIELD_OPTION in options:
-        raise InvalidOptionError(
-            SEQUENCE_FIELD_OPTION,
-            options[SEQUENCE_FIELD_OPTION],
-            "cannot be used when the primary key lacks partition fields",
-        )
-    if INDEX_TTL_OPTION in options:
-        raise UnsupportedFeature(f"'{INDEX_TTL_OPTION}' (a wall-clock dependent key index)")
 
 
 def load_cross_partition_state(
