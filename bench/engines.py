@@ -56,6 +56,8 @@ ENGINE_NAMES = (
     "floor",
 )
 """Every engine of the suites, in the order the report shows them."""
+PYTHON_ENGINE_NAMES = tuple(name for name in ENGINE_NAMES if name != "java")
+"""The engines a suite runs in this process (Java runs only where its harness is timed)."""
 SPARK_MASTERS = ("local[1]", "local[2]")
 SPARK_DRIVER_MEMORY = os.environ.get("BENCH_SPARK_DRIVER_MEMORY", "4g")
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from bench.engines import PYTHON_ENGINE_NAMES
 from bench.harness import Suite, measure
 from bench.plans import (
     W4,
@@ -25,15 +26,7 @@ from bench.plans import (
     write_plan,
 )
 
-ENGINES = (
-    "spark-local1",
-    "spark-local2",
-    "spark-native",
-    "pypaimon-rust",
-    "pypaimon",
-    "reference",
-    "floor",
-)
+ENGINES = PYTHON_ENGINE_NAMES
 MERGE_WORKLOADS = {"W6-partial": W6_PARTIAL, "W6-aggregate": W6_AGGREGATE, "W7": W7}
 NOT_COMPARABLE = {
     ("W7", "pypaimon"): "pypaimon 2.1 cannot read spark_impl's manifests, and the deletion-vector "

@@ -25,15 +25,7 @@ from bench.plans import (
     write_plan,
 )
 
-WRITE_ENGINES = (
-    "spark-local1",
-    "spark-local2",
-    "spark-native",
-    "pypaimon-rust",
-    "pypaimon",
-    "reference",
-    "floor",
-)
+WRITE_ENGINES = e.PYTHON_ENGINE_NAMES
 COMPACT_ENGINES = ("spark-local1", "spark-local2", "java", "reference")
 WORKLOADS = {"W1": W1, "W1-runs": W1_RUNS, "W2": W2}
 REFERENCE_WORKLOADS = {"W1"}
