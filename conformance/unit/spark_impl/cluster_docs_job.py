@@ -16,7 +16,12 @@ import os
 import sys
 from pathlib import Path
 
-from conformance.unit.spark_impl.test_docs_spark import DOC, extract_examples, run_examples
+from conformance.unit.spark_impl.test_docs_spark import (
+    DOC,
+    extract_examples,
+    readme_examples,
+    run_examples,
+)
 
 S3_ENVIRONMENT = (
     "PAIMON_KIT_S3_ENDPOINT",
@@ -69,6 +74,8 @@ def main(master_url: str, warehouse: str, report: str) -> None:
     run_examples(
         extract_examples(DOC.read_text(encoding="utf-8")), {"spark": spark, "warehouse": warehouse}
     )
+    readme_warehouse = f"{warehouse.rstrip('/')}/readme"
+    run_examples(readme_examples(), {"spark": spark, "warehouse": readme_warehouse}, "README.md")
     tracker = spark.sparkContext._jsc.sc().statusTracker()  # type: ignore[attr-defined]
     executors = [info.host() for info in tracker.getExecutorInfos()]
     result = {"executors": executors, "workers": worker_processes(spark), "driver": os.getpid()}

@@ -18,7 +18,10 @@ import pytest
 
 pytestmark = pytest.mark.spark
 
-DOC = Path(__file__).resolve().parents[3] / "docs" / "spark.md"
+ROOT = Path(__file__).resolve().parents[3]
+DOC = ROOT / "docs" / "spark.md"
+README = ROOT / "README.md"
+"""The README's Spark example follows the page's conventions (``spark``, ``warehouse``)."""
 FENCE = re.compile(r"^```python([^\n]*)\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 CLUSTER_TAG = "cluster"
 """The fence tag of an example that needs S3 or a cluster."""
@@ -44,16 +47,24 @@ def extract_examples(text: str) -> list[Example]:
     ]
 
 
-def run_examples(examples: list[Example], namespace: dict[str, Any]) -> None:
-    """Run each block in ``namespace``; a failure names the block's line in the page."""
+def run_examples(
+    examples: list[Example], namespace: dict[str, Any], source: str = "docs/spark.md"
+) -> None:
+    """Run each block in ``namespace``; a failure names the block's line in ``source``."""
     for example in examples:
-        code = compile(example.code, f"docs/spark.md:{example.line}", "exec")
+        code = compile(example.code, f"{source}:{example.line}", "exec")
         try:
             exec(code, namespace)  # the page's own examples
         except Exception as error:
             raise AssertionError(
-                f"docs/spark.md example at line {example.line} failed: {error!r}"
+                f"{source} example at line {example.line} failed: {error!r}"
             ) from error
+
+
+def readme_examples() -> list[Example]:
+    """The README's ``python`` blocks that use spark_impl."""
+    examples = extract_examples(README.read_text(encoding="utf-8"))
+    return [e for e in examples if "import spark_impl" in e.code]
 
 
 def test_extract_examples_reads_fences_and_tags() -> None:
@@ -89,3 +100,9 @@ def test_every_local_example_runs(spark: Any, tmp_path: Path) -> None:
     examples = extract_examples(DOC.read_text(encoding="utf-8"))
     local = [e for e in examples if CLUSTER_TAG not in e.tags]
     run_examples(local, {"spark": spark, "warehouse": str(tmp_path / "warehouse")})
+
+
+def test_readme_spark_example_runs(spark: Any, tmp_path: Path) -> None:
+    examples = readme_examples()
+    assert examples, "README.md has no spark_impl example"
+    run_examples(examples, {"spark": spark, "warehouse": str(tmp_path / "wh")}, "README.md")
