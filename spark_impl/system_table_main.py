@@ -44,13 +44,17 @@ from spark_impl.metadata import (
     read_snapshot,
 )
 from spark_impl.plan import resolve_snapshot
-from spark_impl.system_tables import Columns, parse_travel, to_local_datetime
+from spark_impl.system_tables import (
+    BIGINT,
+    INT,
+    NULLABLE_BIGINT,
+    STRING,
+    STRING_NN,
+    Columns,
+    parse_travel,
+    to_local_datetime,
+)
 
-STRING = t.VarCharType(t.MAX_LENGTH)
-STRING_NN = t.VarCharType(t.MAX_LENGTH, nullable=False)
-BIGINT = t.BigIntType(nullable=False)
-NULLABLE_BIGINT = t.BigIntType()
-INT = t.IntType(nullable=False)
 DV_META_TYPE = compute_deletion_vector_meta_type(LATEST_FIELD_SET)
 Row = tuple[Any, ...]
 

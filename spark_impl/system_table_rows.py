@@ -69,6 +69,13 @@ from spark_impl.metadata import (
 )
 from spark_impl.plan import decode_stats, is_level_zero_skipped, resolve_snapshot
 from spark_impl.system_tables import (
+    BIGINT,
+    INT,
+    NULLABLE_BIGINT,
+    NULLABLE_TIMESTAMP,
+    STRING,
+    STRING_NN,
+    TIMESTAMP,
     Columns,
     SystemTable,
     fixed_columns,
@@ -78,13 +85,6 @@ from spark_impl.system_tables import (
     to_python_datetime,
 )
 
-STRING = t.VarCharType(t.MAX_LENGTH)
-STRING_NN = t.VarCharType(t.MAX_LENGTH, nullable=False)
-BIGINT = t.BigIntType(nullable=False)
-NULLABLE_BIGINT = t.BigIntType()
-INT = t.IntType(nullable=False)
-TIMESTAMP = t.TimestampType(3, nullable=False)
-NULLABLE_TIMESTAMP = t.TimestampType(3)
 FIELD_OPTION_PREFIX = "fields."
 Row = tuple[Any, ...]
 
