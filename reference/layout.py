@@ -52,7 +52,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from enum import Enum
 
-from reference.errors import PaimonFormatError, UnsupportedFeature
+from reference.errors import FileMissingError, PaimonFormatError, UnsupportedFeature
+from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.data import Timestamp, Value, date_from_days
 from reference.spec.data_file import CHANGELOG_FILE_PREFIX as CHANGELOG_FILE_PREFIX
@@ -65,6 +66,7 @@ from reference.spec.data_file import POSTPONE_BUCKET as POSTPONE_BUCKET
 from reference.spec.data_file import POSTPONE_BUCKET_NAME as POSTPONE_BUCKET_NAME
 from reference.spec.data_file import STATISTICS_DIR as STATISTICS_DIR
 from reference.spec.schema import TableSchema
+from reference.spec.snapshot import decode_hint
 from reference.spec.units import MILLIS_PER_DAY, NANOS_PER_MILLI
 
 SEPARATOR = "/"
@@ -183,6 +185,16 @@ def changelog_path(table_root: str, snapshot_id: int, branch: str = MAIN_BRANCH)
 def hint_path(directory: str, hint: HintFile) -> str:
     """``<snapshot or changelog dir>/EARLIEST|LATEST`` (Java ``HintFileUtils``)."""
     return join(directory, hint.value)
+
+
+def read_hint(file_io: FileIO, directory: str, hint: HintFile) -> int | None:
+    """The snapshot id in ``directory``'s EARLIEST or LATEST hint, or ``None`` when the file is
+    missing or does not hold one (Java ``HintFileUtils.readHint``: a hint only saves a
+    listing, so a bad one is ignored, never trusted)."""
+    try:
+        return decode_hint(file_io.read_bytes(hint_path(directory, hint)))
+    except FileMissingError:
+        return None
 
 
 def tag_dir(table_root: str, branch: str = MAIN_BRANCH) -> str:

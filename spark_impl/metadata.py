@@ -44,7 +44,7 @@ from reference.spec.manifest import (
     detect_manifest_format,
 )
 from reference.spec.schema import TableSchema, decode_schema
-from reference.spec.snapshot import Snapshot, decode_hint, decode_snapshot
+from reference.spec.snapshot import Snapshot, decode_snapshot
 
 MANIFEST_CACHE_FILES = 512
 """How many decoded manifest files (data manifests, manifest lists, index manifests) the
@@ -134,13 +134,6 @@ def list_ids(file_io: FileIO, directory: str, prefix: str) -> list[int]:
     return sorted(i for i in ids if i is not None)
 
 
-def _read_hint(file_io: FileIO, directory: str, hint: layout.HintFile) -> int | None:
-    try:
-        return decode_hint(file_io.read_bytes(layout.hint_path(directory, hint)))
-    except FileMissingError:
-        return None
-
-
 def _snapshot_exists(file_io: FileIO, table_root: str, snapshot_id: int) -> bool:
     return file_io.exists(layout.snapshot_path(table_root, snapshot_id))
 
@@ -149,7 +142,7 @@ def find_latest_snapshot_id(file_io: FileIO, table_root: str) -> int | None:
     """The newest snapshot id: the LATEST hint when that snapshot exists and the next does
     not, else the largest listed (``None``: no snapshot), Java ``SnapshotManager``."""
     directory = layout.snapshot_dir(table_root)
-    hint = _read_hint(file_io, directory, layout.HintFile.LATEST)
+    hint = layout.read_hint(file_io, directory, layout.HintFile.LATEST)
     if (
         hint is not None
         and _snapshot_exists(file_io, table_root, hint)
@@ -164,7 +157,7 @@ def find_earliest_snapshot_id(file_io: FileIO, table_root: str) -> int | None:
     """The oldest snapshot id: the EARLIEST hint when that snapshot exists and the previous
     does not, else the smallest listed (``None``: no snapshot)."""
     directory = layout.snapshot_dir(table_root)
-    hint = _read_hint(file_io, directory, layout.HintFile.EARLIEST)
+    hint = layout.read_hint(file_io, directory, layout.HintFile.EARLIEST)
     if (
         hint is not None
         and _snapshot_exists(file_io, table_root, hint)

@@ -259,7 +259,7 @@ def expire_snapshots(
     )
     directory = layout.snapshot_dir(table_root, branch)
     if end <= earliest:
-        if metadata.read_hint(file_io, directory, layout.HintFile.EARLIEST) is None:
+        if layout.read_hint(file_io, directory, layout.HintFile.EARLIEST) is None:
             write_hint(file_io, directory, layout.HintFile.EARLIEST, earliest)
         return ExpireResult()
     begin = compute_expire_begin(earliest, end, set(ids))

@@ -30,7 +30,6 @@ from reference.spec.snapshot import (
     Snapshot,
     Tag,
     decode_consumer,
-    decode_hint,
     decode_snapshot,
     decode_tag,
 )
@@ -92,14 +91,6 @@ def list_snapshot_ids(
     return sorted(i for i in ids if i is not None)
 
 
-def read_hint(file_io: FileIO, directory: str, hint: layout.HintFile) -> int | None:
-    """The id in a hint file, or ``None`` when it is missing or unreadable."""
-    try:
-        return decode_hint(file_io.read_bytes(layout.hint_path(directory, hint)))
-    except FileMissingError:
-        return None
-
-
 def has_snapshot(
     file_io: FileIO, table_root: str, snapshot_id: int, branch: str = layout.MAIN_BRANCH
 ) -> bool:
@@ -110,7 +101,9 @@ def find_latest_snapshot_id(
     file_io: FileIO, table_root: str, branch: str = layout.MAIN_BRANCH
 ) -> int | None:
     """The latest snapshot id: the LATEST hint if it is right, else the largest listed id."""
-    hint = read_hint(file_io, layout.snapshot_dir(table_root, branch), layout.HintFile.LATEST)
+    hint = layout.read_hint(
+        file_io, layout.snapshot_dir(table_root, branch), layout.HintFile.LATEST
+    )
     if (
         hint is not None
         and has_snapshot(file_io, table_root, hint, branch)
@@ -126,7 +119,9 @@ def find_earliest_snapshot_id(
 ) -> int | None:
     """The earliest snapshot id: the EARLIEST hint if that snapshot exists (and no earlier one
     does), else the smallest listed id."""
-    hint = read_hint(file_io, layout.snapshot_dir(table_root, branch), layout.HintFile.EARLIEST)
+    hint = layout.read_hint(
+        file_io, layout.snapshot_dir(table_root, branch), layout.HintFile.EARLIEST
+    )
     if (
         hint is not None
         and has_snapshot(file_io, table_root, hint, branch)

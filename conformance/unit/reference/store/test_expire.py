@@ -57,7 +57,7 @@ def data_files(table: Table) -> set[str]:
 
 def earliest_hint(table: Table) -> int | None:
     directory = layout.snapshot_dir(table.root)
-    return metadata.read_hint(table.file_io, directory, layout.HintFile.EARLIEST)
+    return layout.read_hint(table.file_io, directory, layout.HintFile.EARLIEST)
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from reference.table import Table
 
 
 def hint(table: Table, which: layout.HintFile) -> int | None:
-    return metadata.read_hint(table.file_io, layout.snapshot_dir(table.root), which)
+    return layout.read_hint(table.file_io, layout.snapshot_dir(table.root), which)
 
 
 def test_rolling_back_to_a_snapshot_drops_later_snapshots_and_their_files(
