@@ -20,15 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.java.harness import BranchTable, Change, JavaHarness
+from conformance.unit.reference.store.test_branches import write_on_branch
 from reference import layout
 from reference.io import LocalFileIO
 from reference.spec import types as t
 from reference.spec.data import Row
 from reference.spec.schema import SchemaChange, SetOption, apply_schema_changes, encode_schema
 from reference.store import metadata
-from reference.store.commit import BATCH_COMMIT_IDENTIFIER, commit
-from reference.store.write import write_batch
-from reference.table import Table, new_commit_user
+from reference.table import Table
 
 BRANCH = "pk"
 FIELDS = (
@@ -95,22 +94,6 @@ def alter_branch(table: Table, branch: str, changes: Sequence[SchemaChange]) -> 
     )
     path = layout.schema_path(table.root, new.id, branch)
     assert table.file_io.create_exclusive(path, encode_schema(new).encode("utf-8"))
-
-
-def write_on_branch(table: Table, branch: str, rows: Sequence[Row]) -> int:
-    """One batch written and committed on ``branch``; its snapshot id."""
-    schema = metadata.read_latest_schema(table.file_io, table.root, branch)
-    latest = metadata.read_latest_snapshot(table.file_io, table.root, branch)
-    messages = write_batch(table.file_io, table.root, schema, latest, rows, None)
-    snapshots = commit(
-        table.file_io,
-        table.root,
-        messages,
-        commit_user=new_commit_user(),
-        commit_identifier=BATCH_COMMIT_IDENTIFIER,
-        branch=branch,
-    )
-    return snapshots[-1].id
 
 
 def write_reference_table(root: Path) -> FallbackTable:
