@@ -19,7 +19,7 @@ from reference.errors import PaimonKitError
 from reference.io import LocalFileIO
 from reference.spec import types as t
 from reference.spec.data import Timestamp
-from reference.spec.schema import TableSchema
+from reference.spec.schema import compute_table_schema
 from reference.table import Table
 from spark_impl.native_write import is_type_writable, native_write_refusal
 
@@ -70,14 +70,15 @@ def expected_row(i: int) -> tuple[Any, ...]:
 
 
 def schema_of(fields: Any, options: dict[str, str], primary_keys: tuple[str, ...] = ()) -> Any:
-    return TableSchema(
-        version=3,
-        id=0,
-        fields=tuple(fields),
-        highest_field_id=len(fields),
+    """Schema 0 of a table created with ``fields``, ``options`` and ``primary_keys``."""
+    return compute_table_schema(
+        0,
+        fields,
         partition_keys=(),
         primary_keys=primary_keys,
         options=options,
+        comment=None,
+        time_millis=0,
     )
 
 
