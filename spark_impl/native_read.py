@@ -71,29 +71,14 @@ ROW_INDEX_FORMATS = frozenset({"parquet"})
 """Formats whose Spark reader exposes ``_metadata.row_index`` (deletion vectors natively)."""
 MAX_NATIVE_TIMESTAMP_PRECISION = 6
 """Spark timestamps are microseconds; Paimon writes precision 7-9 in another encoding."""
-NATIVE_ROOTS = frozenset(
-    {
-        t.TypeRoot.BOOLEAN,
-        t.TypeRoot.TINYINT,
-        t.TypeRoot.SMALLINT,
-        t.TypeRoot.INTEGER,
-        t.TypeRoot.BIGINT,
-        t.TypeRoot.FLOAT,
-        t.TypeRoot.DOUBLE,
-        t.TypeRoot.DECIMAL,
-        t.TypeRoot.CHAR,
-        t.TypeRoot.VARCHAR,
-        t.TypeRoot.BINARY,
-        t.TypeRoot.VARBINARY,
-        t.TypeRoot.DATE,
-        t.TypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE,
-        t.TypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE,
-    }
+NATIVE_ROOTS = (
+    t.NUMERIC_ROOTS
+    | t.CHARACTER_ROOTS
+    | t.BINARY_ROOTS
+    | t.TIMESTAMP_ROOTS
+    | {t.TypeRoot.BOOLEAN, t.TypeRoot.DATE}
 )
 """Types Spark's Parquet and ORC readers decode exactly as Java Paimon writes them."""
-TIMESTAMP_ROOTS = frozenset(
-    {t.TypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE, t.TypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE}
-)
 ADD_KINDS = (RowKind.INSERT.byte_value, RowKind.UPDATE_AFTER.byte_value)
 FILE_NAME_COLUMN = "__paimon_file_name"
 ROW_INDEX_COLUMN = "__paimon_row_index"
@@ -124,7 +109,7 @@ def is_type_native(data_type: t.DataType, file_format: str) -> bool:
     """Rule 3: a column type Spark's reader of ``file_format`` decodes as Java writes it."""
     if data_type.root not in NATIVE_ROOTS:
         return False
-    if data_type.root in TIMESTAMP_ROOTS:
+    if data_type.root in t.TIMESTAMP_ROOTS:
         precision = getattr(data_type, "precision", MAX_NATIVE_TIMESTAMP_PRECISION + 1)
         return file_format == "parquet" and precision <= MAX_NATIVE_TIMESTAMP_PRECISION
     return True

@@ -48,19 +48,23 @@ from spark_impl.read_files import evolve_columns, read_data_file
 # --------------------------------------------------------------------------------------------
 
 NO_POSITIONS = np.zeros(0, dtype=np.int64)
+IndexFileCache = dict[str, bytes]
+"""Deletion-vector index file path -> its bytes: each index file is read once per split (one
+index file holds the vectors of many data files)."""
 
 
 def read_deleted_positions(
-    file_io: FileIO, deletion: DeletionFileRef, cache: dict[str, bytes]
+    file_io: FileIO, deletion: DeletionFileRef, cache: IndexFileCache
 ) -> np.ndarray:
-    """The deleted row positions of one data file (index files are read once per split)."""
+    """The deleted row positions of one data file, ascending, as int64 (the roaring bitmap's
+    own array: 32-bit or 64-bit, Java ``DeletionVector.read``)."""
     if deletion.path not in cache:
         with naming_file(deletion.path):
             cache[deletion.path] = file_io.read_bytes(deletion.path)
     with naming_file(deletion.path):
         vector = decode_deletion_vector(cache[deletion.path], deletion.offset, deletion.length)
-    positions = vector.positions
-    return np.fromiter(iter(positions), dtype=np.int64, count=len(positions))
+    values = vector.positions.to_array()
+    return np.frombuffer(values, dtype=f"u{values.itemsize}").astype(np.int64)
 
 
 def compute_index_rows(
@@ -163,7 +167,7 @@ def read_file_records(
     ref: DataFileRef,
     schema: TableSchema,
     file_schema: TableSchema,
-    dv_cache: dict[str, bytes],
+    dv_cache: IndexFileCache,
     *,
     predicate: Predicate | None = None,
 ) -> pa.Table:
@@ -202,7 +206,7 @@ def read_split(
         return fill_default_values(
             read_data_evolution_split(file_io, split, schema, file_schemas), schema
         )
-    dv_cache: dict[str, bytes] = {}
+    dv_cache: IndexFileCache = {}
     files = sorted(split.files, key=lambda f: f.min_sequence_number)
     tables = [
         read_file_records(
