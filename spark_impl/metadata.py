@@ -33,16 +33,9 @@ from reference.errors import (
     naming_file,
 )
 from reference.io import FileIO
+from reference.spec import manifest as manifest_spec
 from reference.spec.file_entry import compute_file_identifier, compute_live_entries
-from reference.spec.manifest import (
-    IndexManifestEntry,
-    ManifestEntry,
-    ManifestFileMeta,
-    decode_index_manifest,
-    decode_manifest_entries,
-    decode_manifest_list,
-    detect_manifest_format,
-)
+from reference.spec.manifest import IndexManifestEntry, ManifestEntry, ManifestFileMeta
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot, decode_snapshot
 
@@ -116,7 +109,7 @@ def _read_manifest_file(
     def read() -> Sequence[_Decoded]:
         with naming_file(path):
             data = file_io.read_bytes(path)
-            return decode(data, detect_manifest_format(data))
+            return decode(data, manifest_spec.detect_manifest_format(data))
 
     return MANIFEST_CACHE.get_or_decode((file_io_identity(file_io), path), read)
 
@@ -168,13 +161,20 @@ def find_earliest_snapshot_id(file_io: FileIO, table_root: str) -> int | None:
     return ids[0] if ids else None
 
 
+def read_snapshot_file(file_io: FileIO, path: str, missing: str) -> bytes:
+    """The bytes of a snapshot or tag file a read selected; :class:`SnapshotNotFoundError`
+    (``missing``: why) when it is gone (Java ``SnapshotManager.snapshot`` /
+    ``TagManager.taggedSnapshot`` fail the same way)."""
+    try:
+        return file_io.read_bytes(path)
+    except FileMissingError:
+        raise SnapshotNotFoundError(missing, path=path) from None
+
+
 def read_snapshot(file_io: FileIO, table_root: str, snapshot_id: int) -> Snapshot:
     """Snapshot ``snapshot_id`` (:class:`SnapshotNotFoundError` when its file is gone)."""
     path = layout.snapshot_path(table_root, snapshot_id)
-    try:
-        data = file_io.read_bytes(path)
-    except FileMissingError:
-        raise SnapshotNotFoundError(f"snapshot {snapshot_id} does not exist", path=path) from None
+    data = read_snapshot_file(file_io, path, f"snapshot {snapshot_id} does not exist")
     with naming_file(path):
         return decode_snapshot(data)
 
@@ -213,12 +213,12 @@ def read_latest_snapshot(file_io: FileIO, table_root: str) -> Snapshot | None:
 
 def read_manifest_list(file_io: FileIO, table_root: str, name: str) -> list[ManifestFileMeta]:
     """The manifest files a manifest list names (cached)."""
-    return _read_manifest_file(file_io, table_root, name, decode_manifest_list)
+    return _read_manifest_file(file_io, table_root, name, manifest_spec.decode_manifest_list)
 
 
 def read_manifest(file_io: FileIO, table_root: str, name: str) -> list[ManifestEntry]:
     """The entries of one data manifest (cached)."""
-    return _read_manifest_file(file_io, table_root, name, decode_manifest_entries)
+    return _read_manifest_file(file_io, table_root, name, manifest_spec.decode_manifest_entries)
 
 
 file_identity = compute_file_identifier
@@ -266,4 +266,4 @@ def read_index_entries(
     name = None if snapshot is None else snapshot.index_manifest
     if name is None:
         return []
-    return _read_manifest_file(file_io, table_root, name, decode_index_manifest)
+    return _read_manifest_file(file_io, table_root, name, manifest_spec.decode_index_manifest)

@@ -42,11 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from reference import layout
-from reference.errors import (
-    FileMissingError,
-    SnapshotNotFoundError,
-    naming_file,
-)
+from reference.errors import SnapshotNotFoundError, naming_file
 from reference.io import FileIO
 from reference.layout import compute_bucket_path
 from reference.spec import types as t
@@ -82,6 +78,7 @@ from spark_impl.metadata import (
     read_manifest_list,
     read_schema_json,
     read_snapshot,
+    read_snapshot_file,
     replay_entries,
 )
 
@@ -209,12 +206,7 @@ def resolve_snapshot(file_io: FileIO, table_root: str, travel: TimeTravel) -> Sn
         return read_snapshot(file_io, table_root, travel.snapshot_id)
     if travel.tag_name is not None:
         path = layout.tag_path(table_root, travel.tag_name)
-        try:
-            data = file_io.read_bytes(path)
-        except FileMissingError:
-            raise SnapshotNotFoundError(
-                f"tag '{travel.tag_name}' does not exist", path=path
-            ) from None
+        data = read_snapshot_file(file_io, path, f"tag '{travel.tag_name}' does not exist")
         with naming_file(path):
             return decode_tag(data).snapshot
     if travel.timestamp_millis is not None:
