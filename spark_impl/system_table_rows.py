@@ -80,9 +80,7 @@ from spark_impl.system_tables import (
     SystemTable,
     fixed_columns,
     parse_travel,
-    timestamp_to_datetime,
     to_local_datetime,
-    to_python_datetime,
 )
 
 FIELD_OPTION_PREFIX = "fields."
@@ -267,7 +265,7 @@ def tags_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Ro
                 tag.snapshot.schema_id,
                 to_local_datetime(tag.snapshot.time_millis),
                 tag.snapshot.total_record_count,
-                None if created is None else to_python_datetime(created),
+                None if created is None else created.to_datetime(),
                 None if retained is None else format_java_duration(retained),
             )
         )
@@ -493,7 +491,7 @@ def file_row(entry: ManifestEntry, schema: TableSchema, file_schema: TableSchema
         upper,
         meta.min_sequence_number,
         meta.max_sequence_number,
-        None if created is None else timestamp_to_datetime(created),
+        None if created is None else created.to_datetime(),
     )
 
 

@@ -32,16 +32,13 @@ import pyarrow as pa
 from reference.errors import InvalidOptionError
 from reference.io import FileIO
 from reference.spec import types as t
-from reference.spec.data import Timestamp
+from reference.spec.data import EPOCH_DATETIME
 from reference.spec.format_table import PATH_OPTION
-from reference.spec.snapshot import LocalDateTime
-from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MICRO
 from spark_impl.options import SYSTEM_TABLE_OPTION
 from spark_impl.plan import TimeTravel
 
 SYSTEM_TABLE_SEPARATOR = "$"
 MAX_BATCH_ROWS = 65_536
-EPOCH = datetime.datetime(1970, 1, 1)
 STRING = t.VarCharType(t.MAX_LENGTH)
 STRING_NN = t.VarCharType(t.MAX_LENGTH, nullable=False)
 BIGINT = t.BigIntType(nullable=False)
@@ -115,26 +112,7 @@ def to_local_datetime(epoch_millis: int | None) -> datetime.datetime | None:
     """Rule 1: the UTC date-time of ``epoch_millis`` (a naive ``TIMESTAMP_NTZ``)."""
     if epoch_millis is None:
         return None
-    return EPOCH + datetime.timedelta(milliseconds=epoch_millis)
-
-
-def to_python_datetime(local: LocalDateTime) -> datetime.datetime:
-    """A tag's ``LocalDateTime`` (to the microsecond, as Spark's timestamps)."""
-    return datetime.datetime(
-        local.year,
-        local.month,
-        local.day,
-        local.hour,
-        local.minute,
-        local.second,
-        local.nano // NANOS_PER_MICRO,
-    )
-
-
-def timestamp_to_datetime(value: Timestamp) -> datetime.datetime:
-    """An internal ``TIMESTAMP`` value as a naive date-time (microseconds)."""
-    micros = value.millisecond * MICROS_PER_MILLI + value.nano_of_millisecond // NANOS_PER_MICRO
-    return EPOCH + datetime.timedelta(microseconds=micros)
+    return EPOCH_DATETIME + datetime.timedelta(milliseconds=epoch_millis)
 
 
 def system_table_of(options: TableOptions) -> tuple[str, str] | None:

@@ -38,6 +38,7 @@ They are hints: a reader that finds garbage (or a non-positive id) lists the dir
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -57,7 +58,7 @@ from reference.spec.json_format import (
     json_kind,
     require_member,
 )
-from reference.spec.units import NANOS_PER_SECOND
+from reference.spec.units import NANOS_PER_MICRO, NANOS_PER_SECOND
 
 # --------------------------------------------------------------------------------------------
 # Constants
@@ -219,6 +220,13 @@ class LocalDateTime:
     minute: int = 0
     second: int = 0
     nano: int = 0
+
+    def to_datetime(self) -> datetime.datetime:
+        """The naive ``datetime`` of this wall-clock time, to the microsecond (the nanoseconds
+        below it are dropped, as Spark's and Python's timestamps hold microseconds)."""
+        date = datetime.date(self.year, self.month, self.day)
+        time = datetime.time(self.hour, self.minute, self.second, self.nano // NANOS_PER_MICRO)
+        return datetime.datetime.combine(date, time)
 
 
 @dataclass(frozen=True)

@@ -60,15 +60,7 @@ def compute_local_date_time(moment: dt.datetime) -> LocalDateTime:
 
 
 def to_datetime(moment: LocalDateTime) -> dt.datetime:
-    return dt.datetime(
-        moment.year,
-        moment.month,
-        moment.day,
-        moment.hour,
-        moment.minute,
-        moment.second,
-        moment.nano // NANOS_PER_MICRO,
-    )
+    return moment.to_datetime()
 
 
 def encode_tag_file(tag: Tag) -> str:

@@ -4,6 +4,7 @@ byte, unknown members survive, hints parse like ``Long.parseLong``, and malforme
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from dataclasses import replace
@@ -465,3 +466,20 @@ def test_wrong_member_types(members: dict[str, Any]) -> None:
 def test_future_version_is_unsupported() -> None:
     with pytest.raises(UnsupportedFeature):
         sn.decode_snapshot(json.dumps(json.loads(MAIN_STYLE) | {"version": 4}))
+
+
+@pytest.mark.parametrize(
+    ("local", "expected"),
+    [
+        (sn.LocalDateTime(2024, 5, 6), datetime.datetime(2024, 5, 6)),
+        (
+            sn.LocalDateTime(1969, 12, 31, 23, 59, 58, 123_456_789),
+            datetime.datetime(1969, 12, 31, 23, 59, 58, 123_456),
+        ),
+    ],
+)
+def test_local_date_time_to_datetime_keeps_microseconds(
+    local: sn.LocalDateTime, expected: datetime.datetime
+) -> None:
+    """A tag's create time as a Python date-time: nanoseconds below the microsecond dropped."""
+    assert local.to_datetime() == expected
