@@ -270,33 +270,31 @@ def read_partition(path: str, schema: TableSchema) -> tuple[Any, ...]:
     return tuple(arrow_to_rows(table, fields)[0])
 
 
+Slot = tuple[tuple[Any, ...], int]
+"""A (partition values, bucket) pair: where a file goes, and what one commit message covers."""
+
+
 @dataclass(frozen=True)
 class PlacedFile:
-    partition: tuple[Any, ...]
-    bucket: int
+    """A staged file renamed into its bucket directory (rule 3) and described (rule 4)."""
+
+    slot: Slot
     meta: DataFileMeta
     path: str
 
 
-@dataclass(frozen=True)
-class Destination:
-    """Where a staged file goes: its partition, its Paimon name, its first sequence number."""
-
-    partition: tuple[Any, ...]
-    name: str
-    first_sequence: int
-
-
 def place_file(
-    staged: StagedFile, plan: ReadPlan, schema: TableSchema, destination: Destination
+    staged: StagedFile,
+    plan: ReadPlan,
+    schema: TableSchema,
+    partition: tuple[Any, ...],
+    *,
+    name: str,
+    first_sequence: int,
 ) -> PlacedFile:
-    """Rules 3 and 4 for one staged file: its meta, and the file renamed into its bucket."""
+    """Rules 3 and 4 for one staged file of ``partition``: its meta (sequence numbers from
+    ``first_sequence``), and the file renamed to ``name`` in its bucket."""
     metadata = pq.read_metadata(staged.path)
-    partition, name, first_sequence = (
-        destination.partition,
-        destination.name,
-        destination.first_sequence,
-    )
     directory = compute_bucket_dir(plan.table_root, schema, partition, staged.bucket)
     _, local_directory = split_scheme(directory)
     os.makedirs(local_directory, exist_ok=True)
@@ -322,7 +320,7 @@ def place_file(
         FileSource.APPEND,
     )
     os.replace(staged.path, target)
-    return PlacedFile(partition, staged.bucket, meta, target)
+    return PlacedFile((partition, staged.bucket), meta, target)
 
 
 # --------------------------------------------------------------------------------------------
@@ -330,9 +328,9 @@ def place_file(
 # --------------------------------------------------------------------------------------------
 
 
-def max_sequences(plan: ReadPlan) -> dict[tuple[tuple[Any, ...], int], int]:
+def max_sequences(plan: ReadPlan) -> dict[Slot, int]:
     """The largest sequence number of each (partition, bucket) of the base snapshot."""
-    found: dict[tuple[tuple[Any, ...], int], int] = {}
+    found: dict[Slot, int] = {}
     for split in plan.splits:
         slot = (split.partition, split.bucket)
         for ref in split.files:
@@ -347,7 +345,7 @@ def place_all(
     writer = str(uuid.uuid4())
     unaware = schema.core_options.bucket == UNAWARE_BUCKET
     bases = max_sequences(plan)
-    next_sequence: dict[tuple[tuple[Any, ...], int], int] = {}
+    next_sequence: dict[Slot, int] = {}
     placed = []
     for count, file in enumerate(staged):
         name = layout.data_file_name(writer, count, "parquet")
@@ -355,8 +353,8 @@ def place_all(
         slot = (partition, file.bucket)
         if slot not in next_sequence:
             next_sequence[slot] = 0 if unaware else bases.get(slot, -1) + 1
-        destination = Destination(partition, name, next_sequence[slot])
-        result = place_file(file, plan, schema, destination)
+        first = next_sequence[slot]
+        result = place_file(file, plan, schema, partition, name=name, first_sequence=first)
         next_sequence[slot] += result.meta.row_count
         placed.append(result)
     return placed
@@ -366,9 +364,9 @@ def to_messages(placed: Sequence[PlacedFile], schema: TableSchema) -> list[Commi
     """One commit message per (partition, bucket)."""
     types = [f.type for f in schema.partition_type.fields]
     total = schema.core_options.bucket
-    grouped: dict[tuple[tuple[Any, ...], int], list[DataFileMeta]] = {}
+    grouped: dict[Slot, list[DataFileMeta]] = {}
     for file in placed:
-        grouped.setdefault((file.partition, file.bucket), []).append(file.meta)
+        grouped.setdefault(file.slot, []).append(file.meta)
     return [
         CommitMessage(
             serialize_binary_row(list(partition), types),
