@@ -23,6 +23,7 @@ import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from reference import layout
@@ -42,6 +43,9 @@ from reference.spec.snapshot import Snapshot, decode_snapshot
 MANIFEST_CACHE_FILES = 512
 """How many decoded manifest files (data manifests, manifest lists, index manifests) the
 process keeps, least recently used dropped first."""
+
+MANIFEST_READ_THREADS = 8
+"""How many manifest files one plan reads at once (IO-bound on object stores)."""
 
 _Decoded = TypeVar("_Decoded")
 
@@ -74,6 +78,10 @@ class ManifestCache:
             while len(self._entries) > self.capacity:
                 self._entries.popitem(last=False)
         return list(decoded)
+
+    def contains(self, key: tuple[Hashable, str]) -> bool:
+        with self._lock:
+            return key in self._entries
 
     def clear(self) -> None:
         with self._lock:
@@ -238,15 +246,31 @@ def read_snapshot_manifests(
     return [meta for name in lists for meta in read_manifest_list(file_io, table_root, name)]
 
 
+def read_manifests(
+    file_io: FileIO, table_root: str, names: Sequence[str]
+) -> list[list[ManifestEntry]]:
+    """The entries of each data manifest ``names`` names, in order (cached); the ones not in
+    the cache are read and decoded by up to :data:`MANIFEST_READ_THREADS` threads at once, as
+    Java ``FileStoreScan`` reads manifests in parallel (``scan.manifest.parallelism``)."""
+    identity = file_io_identity(file_io)
+    missing = {
+        name
+        for name in names
+        if not MANIFEST_CACHE.contains((identity, layout.manifest_path(table_root, name)))
+    }
+    if len(missing) > 1:
+        threads = min(MANIFEST_READ_THREADS, len(missing))
+        with ThreadPoolExecutor(threads, thread_name_prefix="paimon-manifest") as pool:
+            list(pool.map(lambda name: read_manifest(file_io, table_root, name), missing))
+    return [read_manifest(file_io, table_root, name) for name in names]
+
+
 def read_entries(
     file_io: FileIO, table_root: str, metas: Iterable[ManifestFileMeta]
 ) -> list[ManifestEntry]:
     """The entries of the manifest files ``metas``, in order."""
-    return list(
-        itertools.chain.from_iterable(
-            read_manifest(file_io, table_root, m.file_name) for m in metas
-        )
-    )
+    names = [m.file_name for m in metas]
+    return list(itertools.chain.from_iterable(read_manifests(file_io, table_root, names)))
 
 
 def read_live_entries(

@@ -74,8 +74,8 @@ from spark_impl.metadata import (
     find_latest_snapshot_id,
     latest_schema_id,
     read_index_entries,
-    read_manifest,
     read_manifest_list,
+    read_manifests,
     read_schema_json,
     read_snapshot,
     read_snapshot_file,
@@ -452,7 +452,8 @@ def read_matching_entries(reading: _Reading, snapshot: Snapshot) -> tuple[list[M
         for m in manifests
         if is_manifest_matching(m, reading.partition_predicate, reading.partition_fields)
     ]
-    entries = [e for m in kept for e in read_manifest(file_io, root, m.file_name)]
+    names = [m.file_name for m in kept]
+    entries = [e for found in read_manifests(file_io, root, names) for e in found]
     return entries, len(manifests) - len(kept)
 
 
@@ -530,7 +531,7 @@ def compute_file_ref(
         row_count=meta.row_count,
         min_sequence_number=meta.min_sequence_number,
         deletion=deletion,
-        index=None if reading.schema.primary_keys else compute_index_source(meta),
+        index=None if not is_index_read(reading) else compute_index_source(meta),
         first_row_id=meta.first_row_id,
         max_sequence_number=meta.max_sequence_number,
         write_cols=meta.write_cols,
@@ -581,6 +582,12 @@ def plan_read(
         predicate=predicate,
         skipped_by_index=chosen.skipped_by_index,
     )
+
+
+def is_index_read(reading: _Reading) -> bool:
+    """Whether a task consults a file's index: for an append table read with a predicate
+    (without one every row is read, so the plan ships no index bytes to the tasks)."""
+    return reading.predicate is not None and not reading.schema.primary_keys
 
 
 def compute_index_source(meta: DataFileMeta) -> bytes | str | None:

@@ -15,7 +15,9 @@ from conformance.unit.spark_impl.conftest import ReferenceReader, snapshot_ids, 
 from conformance.unit.spark_impl.test_read import plan_rows, read_rows
 from reference.errors import SnapshotNotFoundError
 from reference.io import LocalFileIO
+from reference.spec import types as t
 from reference.spec.predicate import And, Leaf, Predicate, PredicateOp, equal, is_row_matching
+from reference.table import Table
 from spark_impl.metadata import find_latest_snapshot_id
 from spark_impl.plan import TimeTravel, plan_read
 
@@ -144,3 +146,68 @@ def test_pruning_skips_files_without_changing_rows(
         if is_row_matching(predicate, dict(zip(schema.field_names, row, strict=True)), types)
     )
     assert kept == reference_reader(root, predicate=predicate)
+
+
+INDEX_FIELDS = (
+    t.DataField(0, "k", t.BigIntType()),
+    t.DataField(1, "v", t.VarCharType(t.MAX_LENGTH)),
+)
+INDEX_OPTIONS = {
+    "bucket": "-1",
+    "file-index.bloom-filter.columns": "v",
+    "file-index.bloom-filter.v.items": "100",
+    "file-index.in-manifest-threshold": "64kb",
+}
+
+
+class CountingIO(LocalFileIO):
+    """The local file system, counting the metadata files read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: Counter[str] = Counter()
+
+    def read_bytes(self, path: str) -> bytes:
+        self.reads[Path(path).parent.name] += 1
+        return super().read_bytes(path)
+
+
+def indexed_table(tmp_path: Path, commits: int = 4) -> str:
+    """An append table, a bloom filter on ``v`` embedded in the manifests, one file and one
+    manifest per commit."""
+    root = str(tmp_path / "indexed")
+    table = Table.create(LocalFileIO(), root, INDEX_FIELDS, options=INDEX_OPTIONS)
+    for commit in range(commits):
+        table.write_and_commit([(k, f"value-{k}") for k in range(commit * 50, commit * 50 + 50)])
+    return root
+
+
+def test_index_bytes_ship_only_with_a_predicate(tmp_path: Path) -> None:
+    """A plan without a predicate reads every row, so its files carry no index; a point
+    predicate keeps the one file its bloom filters allow, with that file's index."""
+    root = indexed_table(tmp_path)
+    unpruned = plan_read(LocalFileIO(), root)
+    assert unpruned.file_count == 4
+    assert all(f.index is None for s in unpruned.splits for f in s.files)
+    pruned = plan_read(LocalFileIO(), root, predicate=equal("v", "value-120"))
+    assert pruned.file_count == 1 and pruned.skipped_by_index >= 1
+    assert pruned.skipped_by_index + pruned.skipped_files == 3
+    assert all(isinstance(f.index, bytes) for s in pruned.splits for f in s.files)
+    assert Counter(r[0] for r in plan_rows(pruned)) == Counter(range(100, 150))
+
+
+def test_manifests_are_read_once_across_plans(tmp_path: Path) -> None:
+    """Manifest files are immutable: a second plan of the same snapshot (another query)
+    decodes none again, only the snapshot and schema files; a new snapshot reads only its new
+    manifests."""
+    root = indexed_table(tmp_path)
+    file_io = CountingIO()
+    first = plan_read(file_io, root)
+    assert file_io.reads["manifest"] >= 5  # the lists and the four data manifests
+    file_io.reads.clear()
+    assert plan_read(file_io, root) == first
+    assert file_io.reads["manifest"] == 0
+    Table.open(LocalFileIO(), root).write_and_commit([(1000, "value-1000")])
+    file_io.reads.clear()
+    assert plan_read(file_io, root).file_count == first.file_count + 1
+    assert 0 < file_io.reads["manifest"] <= 3  # the new lists and the new data manifest
