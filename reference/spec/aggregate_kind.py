@@ -7,8 +7,8 @@ Spec: ``docs/content/primary-key-table/merge-engine/aggregation.md``. Java: each
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from enum import Enum
+from types import MappingProxyType
 
 
 class AggregateKind(Enum):
@@ -38,10 +38,8 @@ class AggregateKind(Enum):
     """Internal: what primary-key fields use (the input value, also on retraction)."""
 
 
-LEGACY_NAMES: Mapping[str, AggregateKind] = {
-    "first_not_null_value": AggregateKind.FIRST_NON_NULL_VALUE,
-}
-"""Old spellings Java still accepts."""
+LEGACY_NAMES = MappingProxyType({"first_not_null_value": AggregateKind.FIRST_NON_NULL_VALUE})
+"""Old spellings Java still accepts (0.9: ``FieldFirstNonNullValueAgg.LEGACY_NAME``), read-only."""
 
 AGGREGATE_FUNCTION_NAMES = frozenset({kind.value for kind in AggregateKind} | set(LEGACY_NAMES))
 """Every name ``fields.<f>.aggregate-function`` accepts (case-sensitive)."""
