@@ -149,32 +149,6 @@ def _move(name: str, where: str) -> Move:
     return Move(name, kind, reference)
 
 
-def compute_changes(
-    *,
-    add_columns: Mapping[str, TypeLike] | None = None,
-    rename_columns: Mapping[str, str] | None = None,
-    drop_columns: Sequence[str] = (),
-    widen_columns: Mapping[str, TypeLike] | None = None,
-    move_columns: Mapping[str, str] | None = None,
-    set_options: Mapping[str, str] | None = None,
-) -> list[SchemaChange]:
-    """The spec's change records for the keyword form of :func:`alter_table`, in the order
-    add, widen, move, drop, rename, options (each mapping in its own order): every keyword
-    names columns as they are before the call (or as added by it)."""
-    changes: list[SchemaChange] = [
-        AddColumn(_path(name), to_data_type(kind)) for name, kind in (add_columns or {}).items()
-    ]
-    changes += [
-        UpdateColumnType(_path(name), to_data_type(kind))
-        for name, kind in (widen_columns or {}).items()
-    ]
-    changes += [UpdateColumnPosition(_move(n, w)) for n, w in (move_columns or {}).items()]
-    changes += [DropColumn(_path(name)) for name in drop_columns]
-    changes += [RenameColumn(_path(a), b) for a, b in (rename_columns or {}).items()]
-    changes += [SetOption(k, str(v)) for k, v in (set_options or {}).items()]
-    return changes
-
-
 def commit_changes(
     file_io: FileIO, table_root: str, changes: Sequence[SchemaChange]
 ) -> TableSchema:
@@ -215,21 +189,21 @@ def alter_table(
                                rename_columns={"v": "value"}, widen_columns={"k": "BIGINT"},
                                move_columns={"c": "AFTER k"}, drop_columns=["old"])
 
-    ``changes`` (the spec's records) come first, then the keyword changes
-    (:func:`compute_changes`). Types are Paimon types, Paimon SQL strings or pyspark types.
-    ``spark`` may be ``None``: only the driver writes (one schema file); Spark reads pick the
-    new schema up on their next load. ``options`` are the store's (``s3.*``)."""
+    ``changes`` (the spec's records) come first, then the keyword changes in the order add,
+    widen, move, drop, rename, options (each mapping in its own order; every keyword names
+    columns as they are before the call, or as added by it). Types are Paimon types, Paimon
+    SQL strings or pyspark types. ``spark`` may be ``None``: only the driver writes (one
+    schema file); Spark reads pick the new schema up on their next load. ``options`` are
+    the store's (``s3.*``)."""
     del spark  # metadata only; taken so the call reads like the other jobs
-    all_changes = [
+    all_changes: list[SchemaChange] = [
         *changes,
-        *compute_changes(
-            add_columns=add_columns,
-            rename_columns=rename_columns,
-            drop_columns=drop_columns,
-            widen_columns=widen_columns,
-            move_columns=move_columns,
-            set_options=set_options,
-        ),
+        *(AddColumn(_path(n), to_data_type(k)) for n, k in (add_columns or {}).items()),
+        *(UpdateColumnType(_path(n), to_data_type(k)) for n, k in (widen_columns or {}).items()),
+        *(UpdateColumnPosition(_move(n, w)) for n, w in (move_columns or {}).items()),
+        *(DropColumn(_path(name)) for name in drop_columns),
+        *(RenameColumn(_path(a), b) for a, b in (rename_columns or {}).items()),
+        *(SetOption(k, str(v)) for k, v in (set_options or {}).items()),
     ]
     root = path.rstrip(layout.SEPARATOR)
     settings = {str(k): str(v) for k, v in (options or {}).items()}
