@@ -158,9 +158,18 @@ def compute_format_table(schema: TableSchema, location: str | None = None) -> Fo
 
 
 class CsvMode(Enum):
+    """What a read does with a row whose field does not parse (``csv.mode`` of Java main's
+    ``CsvOptions``, rule 6): end the row there (later fields null), drop it, or fail."""
+
     PERMISSIVE = "permissive"
     DROPMALFORMED = "dropmalformed"
     FAILFAST = "failfast"
+
+    @classmethod
+    def parse(cls, text: str) -> CsvMode:
+        """The mode ``text`` names, case and surrounding blanks ignored (``ValueError`` for
+        any other text)."""
+        return cls(text.strip().lower())
 
 
 @dataclass(frozen=True)
@@ -216,7 +225,7 @@ def compute_csv_options(options: Mapping[str, str]) -> CsvOptions:
             escape=read_csv_text_option(options, "escape", "\\"),
             include_header=defaults.include_header if header is None else parse_boolean(header[1]),
             null_literal=read_csv_text_option(options, "null_literal", ""),
-            mode=defaults.mode if mode is None else CsvMode(mode[1].strip().lower()),
+            mode=defaults.mode if mode is None else CsvMode.parse(mode[1]),
         )
     except ValueError as error:
         raise InvalidOptionError("csv.*", str(dict(options)), str(error)) from None
