@@ -113,11 +113,8 @@ def read_branch_holders(file_io: FileIO, table_root: str, branch: str) -> list[H
 
 def read_all_holders(file_io: FileIO, table_root: str) -> list[Holder]:
     """Rule 2 for every branch."""
-    return [
-        holder
-        for branch in list_branches(file_io, table_root)
-        for holder in read_branch_holders(file_io, table_root, branch)
-    ]
+    branches = list_branches(file_io, table_root)
+    return [h for b in branches for h in read_branch_holders(file_io, table_root, b)]
 
 
 def holder_usage(file_io: FileIO, table_root: str, schema: TableSchema, holder: Holder) -> Usage:
