@@ -50,6 +50,19 @@ _Decoded = TypeVar("_Decoded")
 
 
 @dataclass(frozen=True)
+class ExpireLimits:
+    """The limits of one expiration (Java ``ExpireConfig``); each unset one comes from the
+    table's options (``snapshot.num-retained.max`` / ``.min``, ``snapshot.time-retained``,
+    ``snapshot.expire.limit``); ``now_millis`` unset is the clock's time."""
+
+    retain_max: int | None = None
+    retain_min: int | None = None
+    time_retained_millis: int | None = None
+    max_deletes: int | None = None
+    now_millis: int | None = None
+
+
+@dataclass(frozen=True)
 class ExpirationPlan:
     snapshot_ids: tuple[int, ...]
     end: int
@@ -200,16 +213,9 @@ def compute_end(
 
 
 def plan_expiration(
-    file_io: FileIO,
-    table_root: str,
-    *,
-    retain_max: int | None = None,
-    retain_min: int | None = None,
-    time_retained_millis: int | None = None,
-    max_deletes: int | None = None,
-    now_millis: int | None = None,
+    file_io: FileIO, table_root: str, limits: ExpireLimits
 ) -> ExpirationPlan | None:
-    """Rules 1 and 2 (driver side); ``None`` when nothing expires."""
+    """Rules 1 and 2 (driver side) within ``limits``; ``None`` when nothing expires."""
     table_root = table_root.rstrip("/")
     schema = read_latest_schema(file_io, table_root)
     _check_supported(file_io, table_root, schema)
@@ -218,20 +224,20 @@ def plan_expiration(
     earliest = find_earliest_snapshot_id(file_io, table_root)
     if latest is None or earliest is None:
         return None
-    now = time.time_ns() // NANOS_PER_MILLI if now_millis is None else now_millis
+    now = time.time_ns() // NANOS_PER_MILLI if limits.now_millis is None else limits.now_millis
     retained = (
         core.snapshot_time_retained // NANOS_PER_MILLI
-        if time_retained_millis is None
-        else time_retained_millis
+        if limits.time_retained_millis is None
+        else limits.time_retained_millis
     )
     end = compute_end(
         file_io,
         table_root,
         earliest,
         latest,
-        retain_max=retain_max or core.snapshot_num_retained_max,
-        retain_min=retain_min or core.snapshot_num_retained_min,
-        max_deletes=max_deletes or core.snapshot_expire_limit,
+        retain_max=limits.retain_max or core.snapshot_num_retained_max,
+        retain_min=limits.retain_min or core.snapshot_num_retained_min,
+        max_deletes=limits.max_deletes or core.snapshot_expire_limit,
         older_than=now - retained,
     )
     if end <= earliest:

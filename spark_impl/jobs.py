@@ -283,27 +283,15 @@ def delete_files(
 def expire_plan(
     spark: Any,
     path: str,
-    *,
+    limits: expiration.ExpireLimits,
     options: Mapping[str, str] | None = None,
-    retain_max: int | None = None,
-    retain_min: int | None = None,
-    time_retained_millis: int | None = None,
-    max_deletes: int | None = None,
-    now_millis: int | None = None,
 ) -> expiration.ExpirationPlan | None:
-    """:func:`expire`, returning the plan it carried out (``None``: nothing expired)."""
+    """:func:`expire` within ``limits``, returning the plan it carried out (``None``: nothing
+    expired)."""
     settings = _options(path, options)
     root = settings["path"]
     file_io = file_io_for(root, settings)
-    plan = expiration.plan_expiration(
-        file_io,
-        root,
-        retain_max=retain_max,
-        retain_min=retain_min,
-        time_retained_millis=time_retained_millis,
-        max_deletes=max_deletes,
-        now_millis=now_millis,
-    )
+    plan = expiration.plan_expiration(file_io, root, limits)
     if plan is None:
         return None
     delete_files(spark, root, plan.data_paths, options)
@@ -325,14 +313,8 @@ def expire(
     """Expire snapshots (limits default to the table's ``snapshot.*`` options); the data files
     are deleted by a Spark job (``spark`` ``None``: in this process). Returns the expired
     snapshot ids."""
-    plan = expire_plan(
-        spark,
-        path,
-        options=options,
-        retain_max=retain_max,
-        retain_min=retain_min,
-        time_retained_millis=time_retained_millis,
-        max_deletes=max_deletes,
-        now_millis=now_millis,
+    limits = expiration.ExpireLimits(
+        retain_max, retain_min, time_retained_millis, max_deletes, now_millis
     )
+    plan = expire_plan(spark, path, limits, options)
     return [] if plan is None else list(plan.snapshot_ids)

@@ -40,6 +40,7 @@ from reference.spec.snapshot import (
 from reference.spec.units import MILLIS_PER_DAY, NANOS_PER_MICRO, NANOS_PER_MILLI
 from spark_impl import jobs
 from spark_impl import refs as r
+from spark_impl.expire import ExpireLimits
 from spark_impl.metadata import read_manifest, read_manifest_list
 
 DEFAULT_ORPHAN_AGE_MILLIS = MILLIS_PER_DAY
@@ -102,17 +103,17 @@ def find_taggable_snapshot(
     """The snapshot a new tag names: ``snapshot_id`` when it exists, else the snapshot of a tag
     with that id (expired since); without an id, the latest snapshot."""
     ids = r.list_snapshot_ids(file_io, table_root, branch)
-    if snapshot_id is None:
-        if not ids:
-            raise SnapshotNotFoundError("no snapshot to tag", path=table_root)
-        return r.read_branch_snapshot(file_io, table_root, ids[-1], branch)
-    if snapshot_id in ids:
-        return r.read_branch_snapshot(file_io, table_root, snapshot_id, branch)
-    for name in r.list_tag_names(file_io, table_root, branch):
-        tagged = r.read_tag(file_io, table_root, name, branch).snapshot
-        if tagged.id == snapshot_id:
-            return tagged
-    raise SnapshotNotFoundError(f"snapshot {snapshot_id} does not exist", path=table_root)
+    if snapshot_id is None and not ids:
+        raise SnapshotNotFoundError("no snapshot to tag", path=table_root)
+    wanted = ids[-1] if snapshot_id is None else snapshot_id
+    if wanted in ids:
+        return r.read_branch_snapshot(file_io, table_root, wanted, branch)
+    names = r.list_tag_names(file_io, table_root, branch)
+    tagged = (r.read_tag(file_io, table_root, name, branch).snapshot for name in names)
+    found = next((snapshot for snapshot in tagged if snapshot.id == wanted), None)
+    if found is None:
+        raise SnapshotNotFoundError(f"snapshot {wanted} does not exist", path=table_root)
+    return found
 
 
 def _now_local() -> LocalDateTime:
@@ -449,13 +450,9 @@ def list_orphan_candidates(file_io: FileIO, root: str, branches: Sequence[str]) 
     file nor a hint (e.g. an unfinished create's temporary file)."""
     schema = r.read_branch_schema(file_io, root, layout.MAIN_BRANCH)
     data_root = layout.join(root, schema.core_options.data_file_path_directory or "")
-    directories = [
-        layout.manifest_dir(root),
-        layout.index_dir(root),
-        layout.statistics_dir(root),
-        *_bucket_dirs(file_io, data_root, len(schema.partition_keys)),
-    ]
-    candidates = [p for d in directories for p in _files_in(file_io, d)]
+    table_dirs = [d(root) for d in (layout.manifest_dir, layout.index_dir, layout.statistics_dir)]
+    bucket_dirs = _bucket_dirs(file_io, data_root, len(schema.partition_keys))
+    candidates = [p for d in [*table_dirs, *bucket_dirs] for p in _files_in(file_io, d)]
     hints = {hint.value for hint in layout.HintFile}
     for branch in branches:
         for directory, prefix in (
@@ -612,16 +609,8 @@ def expire_snapshots(
         raise InvalidOptionError("retain_max", retain_max, f"is below retain_min {retain_min}")
     now = time.time_ns() // NANOS_PER_MILLI if now_millis is None else now_millis
     retained = None if older_than_millis is None else max(now - older_than_millis, 0)
-    plan = jobs.expire_plan(
-        spark,
-        root,
-        options=options,
-        retain_max=retain_max,
-        retain_min=retain_min,
-        time_retained_millis=retained,
-        max_deletes=max_deletes,
-        now_millis=now,
-    )
+    limits = ExpireLimits(retain_max, retain_min, retained, max_deletes, now)
+    plan = jobs.expire_plan(spark, root, limits, options)
     if plan is None:
         ids = r.list_snapshot_ids(file_io, root, layout.MAIN_BRANCH)
         reason = (

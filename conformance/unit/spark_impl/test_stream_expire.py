@@ -113,7 +113,9 @@ def test_expiration_deletes_what_the_reference_deletes(tmp_path: Path) -> None:
         if number == 2:
             Table(IO, str(mine)).create_tag("kept")
     shutil.copytree(mine, theirs)
-    plan = expiration.plan_expiration(IO, str(mine), retain_max=3, retain_min=1)
+    plan = expiration.plan_expiration(
+        IO, str(mine), expiration.ExpireLimits(retain_max=3, retain_min=1)
+    )
     assert plan is not None
     for path in plan.data_paths:
         expiration.delete_quietly(IO, path)
@@ -141,7 +143,9 @@ def test_expiration_with_a_tag_leaves_a_table_that_validates(tmp_path: Path) -> 
             Table(IO, str(root)).create_tag("kept")
     tagged = metadata.read_tag(IO, str(root), "kept").snapshot
     assert tagged.changelog_manifest_list is not None
-    plan = expiration.plan_expiration(IO, str(root), retain_max=2, retain_min=1)
+    plan = expiration.plan_expiration(
+        IO, str(root), expiration.ExpireLimits(retain_max=2, retain_min=1)
+    )
     assert plan is not None and 2 in plan.snapshot_ids
     for path in plan.data_paths:
         expiration.delete_quietly(IO, path)
