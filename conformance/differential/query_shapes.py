@@ -602,8 +602,26 @@ class Example:
         return "\n".join(lines)
 
 
+STRATEGIES: dict[tuple[str, ...], st.SearchStrategy[Any]] = {}
+"""The strategies built per table (and column), built once: hypothesis validates a strategy
+(printing its ``repr``, which holds the table) at every first draw, which cost more than
+running the queries when each example built its own."""
+
+
+def cached_strategy(
+    key: tuple[str, ...], build: Callable[[], st.SearchStrategy[Any]]
+) -> st.SearchStrategy[Any]:
+    if key not in STRATEGIES:
+        STRATEGIES[key] = build()
+    return STRATEGIES[key]
+
+
 def literals(case: TableCase, name: str) -> st.SearchStrategy[Value]:
     """Mostly values the column holds, some outside them, now and then NULL."""
+    return cached_strategy(("literals", case.name, name), lambda: _literals(case, name))
+
+
+def _literals(case: TableCase, name: str) -> st.SearchStrategy[Value]:
     present = case.written_values(name)
     outside = outside_values(case, name)
     return st.integers(0, 9).flatmap(
@@ -637,7 +655,14 @@ def leaves(draw: st.DrawFn, case: TableCase) -> Filter:
     return NullTest(name, draw(st.booleans()))
 
 
-def filters(case: TableCase) -> st.SearchStrategy[Filter]:
+def filters(case: TableCase, copy: int = 0) -> st.SearchStrategy[Filter]:
+    """Filter trees of up to four leaves over the table's columns. ``copy`` names another
+    object of the same strategy: ``st.one_of`` draws each distinct object once, so two weigh
+    twice."""
+    return cached_strategy(("filters", case.name, str(copy)), lambda: _filters(case))
+
+
+def _filters(case: TableCase) -> st.SearchStrategy[Filter]:
     def extend(children: st.SearchStrategy[Filter]) -> st.SearchStrategy[Filter]:
         return st.one_of(
             st.builds(Not, children),
@@ -652,7 +677,7 @@ def filters(case: TableCase) -> st.SearchStrategy[Filter]:
 def queries(draw: st.DrawFn, case: TableCase, route: str) -> Query:
     """One query; ``route`` most of the time (so queries reuse the same object), any
     route otherwise. A third of the queries have no filter."""
-    chosen = draw(st.one_of(st.none(), filters(case), filters(case)))
+    chosen = draw(st.one_of(st.none(), filters(case), filters(case, copy=1)))
     projection = draw(st.lists(st.sampled_from(case.names), min_size=1, unique=True))
     return Query(
         filter=chosen,
