@@ -115,6 +115,7 @@ class DataFileRef:
     max_sequence_number: int = 0
     write_cols: tuple[str, ...] | None = None
     """Row tracking / data evolution (Paimon 1.x): the file's row ids and the columns it holds."""
+    file_size: int = 0
 
 
 @dataclass(frozen=True)
@@ -535,6 +536,7 @@ def compute_file_ref(
         first_row_id=meta.first_row_id,
         max_sequence_number=meta.max_sequence_number,
         write_cols=meta.write_cols,
+        file_size=meta.file_size,
     )
 
 
@@ -588,6 +590,48 @@ def is_index_read(reading: _Reading) -> bool:
     """Whether a task consults a file's index: for an append table read with a predicate
     (without one every row is read, so the plan ships no index bytes to the tasks)."""
     return reading.predicate is not None and not reading.schema.primary_keys
+
+
+def pack_files(
+    files: Sequence[DataFileRef], target_size: int, open_file_cost: int
+) -> list[tuple[DataFileRef, ...]]:
+    """Java ``BinPacking.packForOrdered``: files in order, each weighing its size but at least
+    ``open_file_cost``; a bin is closed when the next file would take it over
+    ``target_size`` (a bin holds at least one file)."""
+    bins: list[tuple[DataFileRef, ...]] = []
+    current: list[DataFileRef] = []
+    weight = 0
+    for ref in files:
+        file_weight = max(ref.file_size, open_file_cost)
+        if current and weight + file_weight > target_size:
+            bins.append(tuple(current))
+            current, weight = [], 0
+        current.append(ref)
+        weight += file_weight
+    if current:
+        bins.append(tuple(current))
+    return bins
+
+
+def compute_read_splits(plan: ReadPlan) -> list[Split]:
+    """The splits a batch read hands to its tasks: an append table's bucket split packed into
+    splits of about ``source.split.target-size`` (each file counting at least
+    ``source.split.open-file-cost``), in minimum-sequence-number order, as Java
+    ``AppendOnlySplitGenerator.splitForBatch`` does, so that a bucket of many small files is
+    read by several tasks; primary-key and data-evolution splits stay whole (their files are
+    merged together)."""
+    schema = plan.schema
+    if schema.primary_keys or is_data_evolution_enabled(schema.options):
+        return list(plan.splits)
+    target = int(schema.core_options.get("source.split.target-size"))
+    open_cost = int(schema.core_options.get("source.split.open-file-cost"))
+    return [
+        Split(split.partition, split.bucket, files)
+        for split in plan.splits
+        for files in pack_files(
+            sorted(split.files, key=lambda f: f.min_sequence_number), target, open_cost
+        )
+    ]
 
 
 def compute_index_source(meta: DataFileMeta) -> bytes | str | None:

@@ -19,7 +19,13 @@ from reference.spec import types as t
 from reference.spec.predicate import And, Leaf, Predicate, PredicateOp, equal, is_row_matching
 from reference.table import Table
 from spark_impl.metadata import find_latest_snapshot_id
-from spark_impl.plan import TimeTravel, plan_read
+from spark_impl.plan import (
+    DataFileRef,
+    TimeTravel,
+    compute_read_splits,
+    pack_files,
+    plan_read,
+)
 
 
 def table(third_party: Path, name: str) -> Path:
@@ -211,3 +217,36 @@ def test_manifests_are_read_once_across_plans(tmp_path: Path) -> None:
     file_io.reads.clear()
     assert plan_read(file_io, root).file_count == first.file_count + 1
     assert 0 < file_io.reads["manifest"] <= 3  # the new lists and the new data manifest
+
+
+def test_append_buckets_are_packed_into_read_splits(tmp_path: Path) -> None:
+    """Java ``AppendOnlySplitGenerator``: a bucket's files in sequence order, packed to
+    ``source.split.target-size`` with each file weighing at least the open-file cost (here
+    4 mb of 8 mb: two small files a split); every file is read exactly once."""
+    root = indexed_table(tmp_path)  # the default target (128 mb) keeps the bucket whole
+    plan = plan_read(LocalFileIO(), root)
+    assert [len(s.files) for s in compute_read_splits(plan)] == [4]
+    small = tmp_path / "small"
+    shutil.copytree(root, small)
+    schema_file = small / "schema" / "schema-0"
+    schema = json.loads(schema_file.read_text())
+    schema["options"]["source.split.target-size"] = "8 mb"
+    schema_file.write_text(json.dumps(schema))
+    plan = plan_read(LocalFileIO(), str(small))
+    splits = compute_read_splits(plan)
+    assert [len(s.files) for s in splits] == [2, 2]
+    ordered = [f.min_sequence_number for s in splits for f in s.files]
+    assert ordered == sorted(ordered)
+    assert Counter(f.path for s in splits for f in s.files) == Counter(
+        f.path for s in plan.splits for f in s.files
+    )
+
+
+@pytest.mark.parametrize(
+    ("sizes", "expected"),
+    [([1, 1, 1], [2, 1]), ([9, 1, 1], [1, 2]), ([5, 5, 3], [1, 1, 1]), ([], [])],
+)
+def test_pack_files_is_ordered_bin_packing(sizes: list[int], expected: list[int]) -> None:
+    """Target 8, open-file cost 4: a bin closes when the next file would take it past 8."""
+    refs = [DataFileRef(f"f{i}", 0, 0, 1, i, file_size=size) for i, size in enumerate(sizes)]
+    assert [len(b) for b in pack_files(refs, 8, 4)] == expected
