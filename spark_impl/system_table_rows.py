@@ -38,6 +38,7 @@ from reference import layout
 from reference.io import FileIO
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
+from reference.spec.branch_origin import select_branch_origin
 from reference.spec.casts import (
     NULL_TEXT,
     cast_value,
@@ -281,21 +282,15 @@ BRANCHES_COLUMNS: Columns = (
 
 
 def branch_origin(file_io: FileIO, branch_root: str) -> tuple[str | None, int | None]:
-    """``created_from_tag`` and ``created_from_snapshot`` of the branch at ``branch_root``."""
+    """``created_from_tag`` and ``created_from_snapshot`` of the branch at ``branch_root``
+    (``reference.spec.branch_origin``; a branch without a schema has neither)."""
     if not list_names(file_io, layout.schema_dir(branch_root), layout.parse_schema_id):
         return None, None
-    earliest = find_earliest_snapshot_id(file_io, branch_root)
     tags = {
         name: decode_tag(file_io.read_bytes(layout.tag_path(branch_root, name))).snapshot.id
         for name in list_names(file_io, layout.tag_dir(branch_root), layout.parse_tag_name)
     }
-    if not tags:
-        return None, earliest
-    first = min(tags.values())
-    on_first = sorted(name for name, snapshot_id in tags.items() if snapshot_id == first)
-    if first == earliest and len(on_first) == 1:
-        return on_first[0], first
-    return None, earliest
+    return select_branch_origin(find_earliest_snapshot_id(file_io, branch_root), tags)
 
 
 def branches_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:

@@ -32,6 +32,7 @@ from reference import layout
 from reference.io import FileIO, LocalFileIO, local_os_path
 from reference.merge.aggregate_functions import FIELDS_PREFIX
 from reference.spec import types as t
+from reference.spec.branch_origin import select_branch_origin
 from reference.spec.data import Row, Value
 from reference.spec.json_format import decode_json_object, encode_json
 from reference.spec.options import FIELD_OPTION_MIN_PARTS
@@ -242,21 +243,16 @@ def list_branch_names(file_io: FileIO, table_root: str) -> list[str]:
 def compute_branch_origin(
     file_io: FileIO, table_root: str, branch: str
 ) -> tuple[str | None, int | None]:
-    """0.9's ``created_from_tag`` and ``created_from_snapshot`` of a branch."""
+    """0.9's ``created_from_tag`` and ``created_from_snapshot`` of a branch
+    (``reference.spec.branch_origin``; a branch without a schema has neither)."""
     if not metadata.list_schema_ids(file_io, table_root, branch):
         return None, None
-    earliest = metadata.find_earliest_snapshot_id(file_io, table_root, branch)
     tags = {
         name: metadata.read_tag(file_io, table_root, name, branch).snapshot.id
         for name in metadata.list_tag_names(file_io, table_root, branch)
     }
-    if not tags:
-        return None, earliest
-    first_snapshot = min(tags.values())
-    on_first = sorted(name for name, snapshot_id in tags.items() if snapshot_id == first_snapshot)
-    if first_snapshot == earliest and len(on_first) == 1:
-        return on_first[0], first_snapshot
-    return None, earliest
+    earliest = metadata.find_earliest_snapshot_id(file_io, table_root, branch)
+    return select_branch_origin(earliest, tags)
 
 
 def read_branches_table(
