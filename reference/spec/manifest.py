@@ -652,85 +652,111 @@ def _ranges_type(field_set: FieldSet) -> DataType:
     return ArrayType(compute_deletion_vector_meta_type(field_set))
 
 
+_SCALAR_DECODERS: dict[tuple[type[DataType], bool], Decode] = {
+    (IntType, False): _required_int,
+    (IntType, True): _optional_int,
+    (BigIntType, False): _required_int,
+    (BigIntType, True): _optional_int,
+    (VarCharType, False): _required_str,
+    (VarCharType, True): _optional_str,
+    (VarBinaryType, False): _required_bytes,
+    (VarBinaryType, True): _optional_bytes,
+}
+"""How a scalar field is read, by its type: a NOT NULL field is required, a nullable one may
+be null or missing (older files)."""
+
+
+def _scalar(since: FieldSet, field_id: int, name: str, data_type: DataType, attr: str) -> WireField:
+    """A field written as is and read by its type (:data:`_SCALAR_DECODERS`), so the table
+    cannot give a field a type and a reader that disagree."""
+    decode = _SCALAR_DECODERS[(type(data_type), data_type.nullable)]
+    return WireField(since, field_id, name, data_type, attr, _as_is, decode)
+
+
 _W = WireField
+_S = _scalar
 DATA_FILE_META_FIELDS: tuple[WireField, ...] = (
-    _W(_V09, 0, "_FILE_NAME", _STRING, "file_name", _as_is, _required_str),
-    _W(_V09, 1, "_FILE_SIZE", _BIGINT, "file_size", _as_is, _required_int),
-    _W(_V09, 2, "_ROW_COUNT", _BIGINT, "row_count", _as_is, _required_int),
-    _W(_V09, 3, "_MIN_KEY", _BYTES, "min_key", _as_is, _required_bytes),
-    _W(_V09, 4, "_MAX_KEY", _BYTES, "max_key", _as_is, _required_bytes),
+    _S(_V09, 0, "_FILE_NAME", _STRING, "file_name"),
+    _S(_V09, 1, "_FILE_SIZE", _BIGINT, "file_size"),
+    _S(_V09, 2, "_ROW_COUNT", _BIGINT, "row_count"),
+    _S(_V09, 3, "_MIN_KEY", _BYTES, "min_key"),
+    _S(_V09, 4, "_MAX_KEY", _BYTES, "max_key"),
     _W(_V09, 5, "_KEY_STATS", SIMPLE_STATS_TYPE, "key_stats", _stats_row, _read_stats),
     _W(_V09, 6, "_VALUE_STATS", SIMPLE_STATS_TYPE, "value_stats", _stats_row, _read_stats),
-    _W(_V09, 7, "_MIN_SEQUENCE_NUMBER", _BIGINT, "min_sequence_number", _as_is, _required_int),
-    _W(_V09, 8, "_MAX_SEQUENCE_NUMBER", _BIGINT, "max_sequence_number", _as_is, _required_int),
-    _W(_V09, 9, "_SCHEMA_ID", _BIGINT, "schema_id", _as_is, _required_int),
-    _W(_V09, 10, "_LEVEL", _INT, "level", _as_is, _required_int),
+    _S(_V09, 7, "_MIN_SEQUENCE_NUMBER", _BIGINT, "min_sequence_number"),
+    _S(_V09, 8, "_MAX_SEQUENCE_NUMBER", _BIGINT, "max_sequence_number"),
+    _S(_V09, 9, "_SCHEMA_ID", _BIGINT, "schema_id"),
+    _S(_V09, 10, "_LEVEL", _INT, "level"),
     _W(_V09, 11, "_EXTRA_FILES", _STRINGS, "extra_files", _list_or_none, _read_strings),
     _W(_V09, 12, "_CREATION_TIME", TimestampType(3), "creation_time", _millis, _optional_timestamp),
-    _W(_V09, 13, "_DELETE_ROW_COUNT", BigIntType(), "delete_row_count", _as_is, _optional_int),
-    _W(_V09, 14, "_EMBEDDED_FILE_INDEX", _NULLABLE_BYTES, "embedded_index", _as_is, _optional_bytes),  # noqa: E501 (a table row)
+    _S(_V09, 13, "_DELETE_ROW_COUNT", BigIntType(), "delete_row_count"),
+    _S(_V09, 14, "_EMBEDDED_FILE_INDEX", _NULLABLE_BYTES, "embedded_index"),
     _W(_V09, 15, "_FILE_SOURCE", TinyIntType(), "file_source", _enum_value, _decode_file_source),
     _W(_V10, 16, "_VALUE_STATS_COLS", ArrayType(_STRING), "value_stats_cols", _list_or_none, _read_optional_strings),  # noqa: E501 (a table row)
-    _W(_V10, 17, "_EXTERNAL_PATH", _NULLABLE_STRING, "external_path", _as_is, _optional_str),
-    _W(_V13, 18, "_FIRST_ROW_ID", BigIntType(), "first_row_id", _as_is, _optional_int),
+    _S(_V10, 17, "_EXTERNAL_PATH", _NULLABLE_STRING, "external_path"),
+    _S(_V13, 18, "_FIRST_ROW_ID", BigIntType(), "first_row_id"),
     _W(_V13, 19, "_WRITE_COLS", ArrayType(_STRING), "write_cols", _list_or_none, _read_optional_strings),  # noqa: E501 (a table row)
     _W(_MAIN, 20, "_WRITE_COLS_SEQUENCES", ArrayType(_BIGINT), "write_cols_sequences", _list_or_none, _read_optional_ints),  # noqa: E501 (a table row)
 )  # fmt: skip
 """Java ``DataFileMeta.SCHEMA``, the ``_FILE`` row of a manifest entry."""
 
-MANIFEST_ENTRY_FIELDS: tuple[WireField, ...] = (
+_ENTRY_HEAD_FIELDS: tuple[WireField, ...] = (
     _W(_V09, 0, "_KIND", _TINYINT, "kind", _enum_value, _decode_file_kind),
-    _W(_V09, 1, "_PARTITION", _BYTES, "partition", _as_is, _required_bytes),
-    _W(_V09, 2, "_BUCKET", _INT, "bucket", _as_is, _required_int),
-    _W(_V09, 3, "_TOTAL_BUCKETS", _INT, "total_buckets", _as_is, _required_int),
+    _S(_V09, 1, "_PARTITION", _BYTES, "partition"),
+    _S(_V09, 2, "_BUCKET", _INT, "bucket"),
+)  # fmt: skip
+"""What a data and an index manifest entry both start with (after ``_VERSION``): the file's
+kind, its partition and its bucket (Java ``ManifestEntry`` and ``IndexManifestEntry``)."""
+
+MANIFEST_ENTRY_FIELDS: tuple[WireField, ...] = (
+    *_ENTRY_HEAD_FIELDS,
+    _S(_V09, 3, "_TOTAL_BUCKETS", _INT, "total_buckets"),
     _W(_V09, 4, "_FILE", compute_data_file_meta_type, "file", _write_file, _read_file),
 )  # fmt: skip
 """Java ``ManifestEntry.MANIFEST_ROW_TYPE`` after ``_VERSION``."""
 
 MANIFEST_FILE_META_FIELDS: tuple[WireField, ...] = (
-    _W(_V09, 0, "_FILE_NAME", _STRING, "file_name", _as_is, _required_str),
-    _W(_V09, 1, "_FILE_SIZE", _BIGINT, "file_size", _as_is, _required_int),
-    _W(_V09, 2, "_NUM_ADDED_FILES", _BIGINT, "num_added_files", _as_is, _required_int),
-    _W(_V09, 3, "_NUM_DELETED_FILES", _BIGINT, "num_deleted_files", _as_is, _required_int),
+    _S(_V09, 0, "_FILE_NAME", _STRING, "file_name"),
+    _S(_V09, 1, "_FILE_SIZE", _BIGINT, "file_size"),
+    _S(_V09, 2, "_NUM_ADDED_FILES", _BIGINT, "num_added_files"),
+    _S(_V09, 3, "_NUM_DELETED_FILES", _BIGINT, "num_deleted_files"),
     _W(_V09, 4, "_PARTITION_STATS", SIMPLE_STATS_TYPE, "partition_stats", _stats_row, _read_stats),
-    _W(_V09, 5, "_SCHEMA_ID", _BIGINT, "schema_id", _as_is, _required_int),
-    _W(_V11, 6, "_MIN_BUCKET", IntType(), "min_bucket", _as_is, _optional_int),
-    _W(_V11, 7, "_MAX_BUCKET", IntType(), "max_bucket", _as_is, _optional_int),
-    _W(_V11, 8, "_MIN_LEVEL", IntType(), "min_level", _as_is, _optional_int),
-    _W(_V11, 9, "_MAX_LEVEL", IntType(), "max_level", _as_is, _optional_int),
-    _W(_V14, 10, "_MIN_ROW_ID", BigIntType(), "min_row_id", _as_is, _optional_int),
-    _W(_V14, 11, "_MAX_ROW_ID", BigIntType(), "max_row_id", _as_is, _optional_int),
+    _S(_V09, 5, "_SCHEMA_ID", _BIGINT, "schema_id"),
+    _S(_V11, 6, "_MIN_BUCKET", IntType(), "min_bucket"),
+    _S(_V11, 7, "_MAX_BUCKET", IntType(), "max_bucket"),
+    _S(_V11, 8, "_MIN_LEVEL", IntType(), "min_level"),
+    _S(_V11, 9, "_MAX_LEVEL", IntType(), "max_level"),
+    _S(_V14, 10, "_MIN_ROW_ID", BigIntType(), "min_row_id"),
+    _S(_V14, 11, "_MAX_ROW_ID", BigIntType(), "max_row_id"),
 )  # fmt: skip
 """Java ``ManifestFileMeta.SCHEMA`` after ``_VERSION``."""
 
 DELETION_VECTOR_META_FIELDS: tuple[WireField, ...] = (
-    _W(_V09, 0, "f0", _STRING, "data_file_name", _as_is, _required_str),
-    _W(_V09, 1, "f1", _INT, "offset", _as_is, _required_int),
-    _W(_V09, 2, "f2", _INT, "length", _as_is, _required_int),
-    _W(_V10, 3, "_CARDINALITY", BigIntType(), "cardinality", _as_is, _optional_int),
+    _S(_V09, 0, "f0", _STRING, "data_file_name"),
+    _S(_V09, 1, "f1", _INT, "offset"),
+    _S(_V09, 2, "f2", _INT, "length"),
+    _S(_V10, 3, "_CARDINALITY", BigIntType(), "cardinality"),
 )  # fmt: skip
 """Java ``DeletionVectorMeta.SCHEMA``."""
 
 GLOBAL_INDEX_META_FIELDS: tuple[WireField, ...] = (
-    _W(_V14, 0, "_ROW_RANGE_START", _BIGINT, "row_range_start", _as_is, _required_int),
-    _W(_V14, 1, "_ROW_RANGE_END", _BIGINT, "row_range_end", _as_is, _required_int),
-    _W(_V14, 2, "_INDEX_FIELD_ID", _INT, "index_field_id", _as_is, _required_int),
+    _S(_V14, 0, "_ROW_RANGE_START", _BIGINT, "row_range_start"),
+    _S(_V14, 1, "_ROW_RANGE_END", _BIGINT, "row_range_end"),
+    _S(_V14, 2, "_INDEX_FIELD_ID", _INT, "index_field_id"),
     _W(_V14, 3, "_EXTRA_FIELD_IDS", ArrayType(_INT), "extra_field_ids", _list_or_none, _read_optional_ints),  # noqa: E501 (a table row)
-    _W(_V14, 4, "_INDEX_META", _NULLABLE_BYTES, "index_meta", _as_is, _optional_bytes),
-    _W(_V20, 5, "_SOURCE_META", _NULLABLE_BYTES, "source_meta", _as_is, _optional_bytes),
+    _S(_V14, 4, "_INDEX_META", _NULLABLE_BYTES, "index_meta"),
+    _S(_V20, 5, "_SOURCE_META", _NULLABLE_BYTES, "source_meta"),
 )  # fmt: skip
 """Java ``GlobalIndexMeta.SCHEMA``."""
 
 INDEX_MANIFEST_ENTRY_FIELDS: tuple[WireField, ...] = (
-    _W(_V09, 0, "_KIND", _TINYINT, "kind", _enum_value, _decode_file_kind),
-    _W(_V09, 1, "_PARTITION", _BYTES, "partition", _as_is, _required_bytes),
-    _W(_V09, 2, "_BUCKET", _INT, "bucket", _as_is, _required_int),
-    _W(_V09, 3, "_INDEX_TYPE", _STRING, "index_file.index_type", _as_is, _required_str),
-    _W(_V09, 4, "_FILE_NAME", _STRING, "index_file.file_name", _as_is, _required_str),
-    _W(_V09, 5, "_FILE_SIZE", _BIGINT, "index_file.file_size", _as_is, _required_int),
-    _W(_V09, 6, "_ROW_COUNT", _BIGINT, "index_file.row_count", _as_is, _required_int),
+    *_ENTRY_HEAD_FIELDS,
+    _S(_V09, 3, "_INDEX_TYPE", _STRING, "index_file.index_type"),
+    _S(_V09, 4, "_FILE_NAME", _STRING, "index_file.file_name"),
+    _S(_V09, 5, "_FILE_SIZE", _BIGINT, "index_file.file_size"),
+    _S(_V09, 6, "_ROW_COUNT", _BIGINT, "index_file.row_count"),
     _W(_V09, 7, "_DELETIONS_VECTORS_RANGES", _ranges_type, "index_file.dv_ranges", _write_ranges, _read_ranges),  # noqa: E501 (a table row)
-    _W(_V13, 8, "_EXTERNAL_PATH", _NULLABLE_STRING, "index_file.external_path", _as_is, _optional_str),  # noqa: E501 (a table row)
+    _S(_V13, 8, "_EXTERNAL_PATH", _NULLABLE_STRING, "index_file.external_path"),
     _W(_V14, 9, "_GLOBAL_INDEX", compute_global_index_meta_type, "index_file.global_index", _write_global_index, _read_global_index),  # noqa: E501 (a table row)
 )  # fmt: skip
 """Java ``IndexManifestEntry.MANIFEST_ROW_TYPE`` after ``_VERSION``: the index file's fields
