@@ -53,8 +53,6 @@ from reference.spec.data import RowKind
 from reference.spec.manifest import FileKind, ManifestEntry
 from reference.spec.options import (
     ChangelogProducer,
-    ConsumerMode,
-    MergeEngine,
     StartupMode,
     option_value,
     resolve_startup_mode,
@@ -62,14 +60,18 @@ from reference.spec.options import (
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import (
     FIRST_SNAPSHOT_ID,
-    CommitKind,
     Consumer,
     Snapshot,
     decode_consumer,
     encode_consumer,
 )
+from reference.spec.stream_scan import (
+    is_follow_up_snapshot,
+    needs_lookup,
+    select_compacted_start,
+    select_full_read_levels,
+)
 from spark_impl.changelog import is_lookup_merge, select_lookup_candidates
-from spark_impl.commit import BATCH_COMMIT_IDENTIFIER
 from spark_impl.merge import KIND_COLUMN, compute_merge_config, is_add_kind
 from spark_impl.metadata import (
     find_earliest_snapshot_id,
@@ -115,22 +117,12 @@ def latest_offset(file_io: FileIO, table_root: str, start: int) -> int:
 
 
 def compute_full_read_levels(schema: TableSchema) -> Callable[[int], bool]:
-    """Rule 1: the levels a stream's full read takes (Java ``DataTableStreamScan`` level
-    filters: lookup tables above level 0, ``full-compaction`` the top level)."""
+    """Rule 1: the levels a stream's full read takes (``reference.spec.stream_scan`` rules 1
+    and 2: lookup tables above level 0, ``full-compaction`` the top level)."""
     core = schema.core_options
-    producer = core.changelog_producer
-    if producer is ChangelogProducer.FULL_COMPACTION:
-        top = core.num_levels - 1
-        return lambda level: level == top
-    looks_up = (
-        producer is ChangelogProducer.LOOKUP
-        or core.deletion_vectors_enabled
-        or core.merge_engine is MergeEngine.FIRST_ROW
-        or bool(option_value(schema.options, "force-lookup"))
+    return select_full_read_levels(
+        needs_lookup(schema), core.changelog_producer, core.num_levels - 1
     )
-    if looks_up and schema.primary_keys:
-        return lambda level: level > 0
-    return lambda level: True
 
 
 def select_levels(split: Split, keep: Callable[[int], bool]) -> Split:
@@ -180,10 +172,7 @@ def change_entries(
     file_io: FileIO, table_root: str, snapshot: Snapshot, producer: ChangelogProducer
 ) -> list[ManifestEntry]:
     """Rule 2: the files whose records are the changes of one snapshot."""
-    if producer in (ChangelogProducer.NONE, ChangelogProducer.INPUT):
-        if snapshot.commit_kind is not CommitKind.APPEND:
-            return []
-    elif snapshot.commit_kind is not CommitKind.COMPACT:
+    if not is_follow_up_snapshot(snapshot.commit_kind, producer):
         return []
     if producer is ChangelogProducer.NONE:
         manifest_list = snapshot.delta_manifest_list
@@ -342,7 +331,6 @@ class StreamStart:
     timestamp_millis: int | None
     tag_name: str | None
     consumer_id: str | None
-    consumer_mode: ConsumerMode
     ignore_progress: bool
     delta_commits: int | None
     producer: ChangelogProducer
@@ -360,7 +348,6 @@ def read_stream_start(schema: TableSchema, options: Mapping[str, str]) -> Stream
         timestamp_millis=option_value(merged, "scan.timestamp-millis"),
         tag_name=option_value(merged, "scan.tag-name"),
         consumer_id=consumer_id,
-        consumer_mode=option_value(merged, "consumer.mode"),
         ignore_progress=bool(option_value(merged, "consumer.ignore-progress")),
         delta_commits=option_value(merged, "full-compaction.delta-commits"),
         producer=option_value(merged, "changelog-producer"),
@@ -385,23 +372,13 @@ def find_snapshot_before_time(file_io: FileIO, table_root: str, time_millis: int
 
 
 def find_compacted_snapshot_id(file_io: FileIO, table_root: str, start: StreamStart) -> int | None:
-    """``compacted-full``: the latest COMPACT snapshot (of a full compaction when
-    ``full-compaction.delta-commits`` is set or the producer is ``full-compaction``: identifier
-    a multiple of it or the batch one), else the latest snapshot (Java
-    ``FullCompactedStartingScanner``, ``CompactedStartingScanner``)."""
-    delta_commits = start.delta_commits
-    if delta_commits is None and start.producer is ChangelogProducer.FULL_COMPACTION:
-        delta_commits = 1
+    """``compacted-full``: the snapshot ``reference.spec.stream_scan.select_compacted_start``
+    picks from the newest back, else the latest snapshot."""
     ids = list_snapshot_ids(file_io, table_root)
-    for snapshot_id in reversed(ids):
-        snapshot = read_snapshot(file_io, table_root, snapshot_id)
-        if snapshot.commit_kind is not CommitKind.COMPACT:
-            continue
-        identifier = snapshot.commit_identifier
-        if delta_commits is None or identifier == BATCH_COMMIT_IDENTIFIER:
-            return snapshot_id
-        if identifier % delta_commits == 0:
-            return snapshot_id
+    newest_first = (read_snapshot(file_io, table_root, i) for i in reversed(ids))
+    picked = select_compacted_start(newest_first, start.delta_commits, start.producer)
+    if picked is not None:
+        return picked.id
     return ids[-1] if ids else None
 
 

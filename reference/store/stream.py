@@ -57,14 +57,12 @@ from enum import Enum
 
 from reference.errors import InvalidOptionError, SnapshotNotFoundError, UnsupportedFeature
 from reference.io import FileIO
-from reference.spec.commit_message import BATCH_COMMIT_IDENTIFIER
 from reference.spec.data import RowKind
 from reference.spec.key_value import KeyValue
 from reference.spec.manifest import FileKind, ManifestEntry
 from reference.spec.options import (
     ChangelogProducer,
     ConsumerMode,
-    MergeEngine,
     StartupMode,
     option_value,
     resolve_startup_mode,
@@ -74,6 +72,12 @@ from reference.spec.snapshot import (
     FIRST_SNAPSHOT_ID,
     CommitKind,
     Snapshot,
+)
+from reference.spec.stream_scan import (
+    is_follow_up_snapshot,
+    needs_lookup,
+    select_compacted_start,
+    select_full_read_levels,
 )
 from reference.store import consumers, metadata
 from reference.store.incremental import (
@@ -149,15 +153,10 @@ class StreamSettings:
 def compute_stream_settings(schema: TableSchema, options: Mapping[str, str]) -> StreamSettings:
     """The table's options overridden by the read's ``options`` (Java dynamic options)."""
     merged = {**schema.options, **options}
-    core = replace(schema, options=merged).core_options
+    read_schema = replace(schema, options=merged)
+    core = read_schema.core_options
     producer: ChangelogProducer = option_value(merged, "changelog-producer")
     deletion_vectors = core.deletion_vectors_enabled
-    looks_up = (
-        producer is ChangelogProducer.LOOKUP
-        or deletion_vectors
-        or option_value(merged, "merge-engine") is MergeEngine.FIRST_ROW
-        or bool(option_value(merged, "force-lookup"))
-    )
     return StreamSettings(
         startup_mode=resolve_startup_mode(merged),
         producer=producer,
@@ -170,7 +169,7 @@ def compute_stream_settings(schema: TableSchema, options: Mapping[str, str]) -> 
         consumer_id=option_value(merged, "consumer-id"),
         consumer_mode=option_value(merged, "consumer.mode"),
         ignore_consumer_progress=bool(option_value(merged, "consumer.ignore-progress")),
-        looks_up=looks_up and schema.is_primary_key_table,
+        looks_up=needs_lookup(read_schema),
         deletion_vectors=deletion_vectors and schema.is_primary_key_table,
         top_level=core.num_levels - 1,
     )
@@ -202,28 +201,18 @@ def find_snapshot_before_time(file_io: FileIO, table_root: str, time_millis: int
     return found
 
 
-def is_full_compacted(snapshot: Snapshot, delta_commits: int) -> bool:
-    """A COMPACT snapshot of a full compaction (Java ``isFullCompactedIdentifier``)."""
-    identifier = snapshot.commit_identifier
-    return snapshot.commit_kind is CommitKind.COMPACT and (
-        identifier % delta_commits == 0 or identifier == BATCH_COMMIT_IDENTIFIER
-    )
-
-
 def find_compacted_snapshot_id(
     file_io: FileIO, table_root: str, settings: StreamSettings
 ) -> int | None:
-    """``compacted-full``'s snapshot (rule 2), searching from the latest back."""
-    delta_commits = settings.full_compaction_delta_commits
-    if delta_commits is None and settings.producer is ChangelogProducer.FULL_COMPACTION:
-        delta_commits = 1
+    """``compacted-full``'s snapshot (rule 2, ``reference.spec.stream_scan`` rule 4), searching
+    from the latest back; the latest when none qualifies."""
     ids = metadata.list_snapshot_ids(file_io, table_root)
-    for snapshot_id in reversed(ids):
-        snapshot = metadata.read_snapshot(file_io, table_root, snapshot_id)
-        if delta_commits is None and snapshot.commit_kind is CommitKind.COMPACT:
-            return snapshot_id
-        if delta_commits is not None and is_full_compacted(snapshot, delta_commits):
-            return snapshot_id
+    newest_first = (metadata.read_snapshot(file_io, table_root, i) for i in reversed(ids))
+    picked = select_compacted_start(
+        newest_first, settings.full_compaction_delta_commits, settings.producer
+    )
+    if picked is not None:
+        return picked.id
     return ids[-1] if ids else None
 
 
@@ -289,13 +278,9 @@ def read_consumer_start(file_io: FileIO, table_root: str, settings: StreamSettin
 
 
 def compute_full_level_filter(settings: StreamSettings) -> LevelFilter:
-    """Rule 3: the levels a full read of a stream takes."""
-    if settings.looks_up:
-        return lambda level: level > 0
-    if settings.producer is ChangelogProducer.FULL_COMPACTION:
-        top = settings.top_level
-        return lambda level: level == top
-    return lambda level: True
+    """Rule 3: the levels a full read of a stream takes (``reference.spec.stream_scan``
+    rule 2)."""
+    return select_full_read_levels(settings.looks_up, settings.producer, settings.top_level)
 
 
 def read_full_records(
@@ -324,13 +309,6 @@ def read_full_records(
         for record in read_merged_split(file_io, split, schema, schemas, keep_retractions=False)
     ]
     return apply_record_defaults(records, compute_read_defaults(schema))
-
-
-def is_follow_up_snapshot(snapshot: Snapshot, producer: ChangelogProducer) -> bool:
-    """Rule 4: whether the producer's follow-up scanner reads this snapshot."""
-    if producer in (ChangelogProducer.LOOKUP, ChangelogProducer.FULL_COMPACTION):
-        return snapshot.commit_kind is CommitKind.COMPACT
-    return snapshot.commit_kind is CommitKind.APPEND
 
 
 def compute_follow_up_mode(producer: ChangelogProducer) -> ScanMode:
@@ -391,7 +369,7 @@ def read_follow_up_plan(
     if snapshot.commit_kind is CommitKind.OVERWRITE and settings.read_overwrite:
         records = read_overwrite_records(file_io, table_root, schema, snapshot)
         return StreamPlan(PlanKind.OVERWRITE, snapshot.id, records, next_id)
-    if not is_follow_up_snapshot(snapshot, settings.producer):
+    if not is_follow_up_snapshot(snapshot.commit_kind, settings.producer):
         return None
     mode = compute_follow_up_mode(settings.producer)
     entries = read_snapshot_change_entries(file_io, table_root, snapshot, mode)
