@@ -355,8 +355,9 @@ def list_parquet(directory: str) -> list[str]:
 
 
 def floor_read(paths: Sequence[str]) -> pa.Table:
-    """Every row of the files, decoded by pyarrow, nothing merged."""
-    return pa.concat_tables([pq.read_table(p) for p in paths])
+    """Every row of the files, decoded by pyarrow, nothing merged (files whose columns differ
+    only in nullability, as Spark's commits of one frame kind may, are concatenated as one)."""
+    return pa.concat_tables([pq.read_table(p) for p in paths], promote_options="permissive")
 
 
 def floor_write(directory: str, commits: Sequence[pa.Table]) -> None:

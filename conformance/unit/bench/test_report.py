@@ -73,3 +73,31 @@ def test_plots_are_png_with_matplotlib_and_svg_always(tmp_path: Path) -> None:
     assert (tmp_path / "times.svg").read_text(encoding="utf-8").startswith("<svg")
     assert report.image("times", "t", tmp_path) == "![t](times.png)\n"
     assert report.image("absent", "t", tmp_path) == ""
+
+
+def timed_run(name: str, times: dict[tuple[str, str, str], float]) -> report.Run:
+    """A 10M run with the given (workload, operation, engine) -> seconds."""
+    results = tuple(
+        report.Result(w, op, engine, 10_000_000, seconds, 1, {"buckets": 4})
+        for (w, op, engine), seconds in times.items()
+    )
+    return report.Run(name, 10_000_000, {}, {}, "", results, (), ())
+
+
+def test_native_ratio_targets_use_one_run_side_by_side() -> None:
+    earlier = timed_run("old.json", {("W2", "write", "spark-local2"): 1.0})
+    native = timed_run(
+        "native.json",
+        {
+            ("W2", "write", "spark-local2"): 11.0,
+            ("W2", "write", "spark-native"): 10.0,
+            ("W2", "scan", "spark-local2"): 13.0,
+            ("W2", "scan", "spark-native"): 10.0,
+        },
+    )
+    runs = [native, earlier]  # the earlier run, read last, must not replace the native run's
+    targets = {t.name: t for t in report.evaluate_native_targets(report.index(runs), runs)}
+    assert targets["W2 write ≤ 1.2× spark-native"].status == "met"
+    assert "1.10×" in targets["W2 write ≤ 1.2× spark-native"].detail
+    assert targets["W2 scan ≤ 1.2× spark-native"].status == "missed"
+    assert targets["W7 read ≤ 1.2× spark-native"].status == "not measured"
