@@ -635,9 +635,12 @@ def group_rows(
     partition_types = [f.type for f in partition_fields]
 
     partitions = arrow_to_rows(grouped.select(list(schema.partition_keys)), partition_fields)
+    lists = grouped.column("__row_list").combine_chunks()
+    bounds = lists.offsets.to_numpy()
+    members = lists.values.to_numpy()
     groups = []
-    for index, rows in enumerate(grouped.column("__row_list").to_pylist()):
-        rows_array = np.asarray(rows, dtype=np.int64)
+    for index in range(grouped.num_rows):
+        rows_array = members[bounds[index] : bounds[index + 1]]
         rows_array = rows_array[np.argsort(positions[rows_array], kind="stable")]
         partition = tuple(partitions[index])
         groups.append(
