@@ -168,12 +168,15 @@ def stage(frame: Any, staging: str, schema: TableSchema) -> None:
         *(f"{PARTITION_COPY_PREFIX}{i}" for i in range(len(schema.partition_keys))),
         BUCKET_DIR_COLUMN,
     ]
+    if not schema.partition_keys and schema.core_options.bucket == UNAWARE_BUCKET:
+        # One directory: partitionBy would make Spark sort every task's rows by a constant.
+        frame, split_columns = frame.drop(BUCKET_DIR_COLUMN), []
+        staging = f"{staging}/{BUCKET_DIR_COLUMN}=0"
     codec = NATIVE_CODECS[schema.core_options.file_compression.lower()]
+    writer = frame.write.mode("overwrite").option("compression", codec)
     # No shuffle: each task writes its rows into the directories of the partitions and buckets
     # it holds (Spark sorts within the task), as df.write.parquet does.
-    frame.write.mode("overwrite").option("compression", codec).partitionBy(*split_columns).parquet(
-        staging
-    )
+    (writer.partitionBy(*split_columns) if split_columns else writer).parquet(staging)
 
 
 @dataclass(frozen=True)
