@@ -26,7 +26,7 @@ Entry points (pyspark is imported lazily)::
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from spark_impl.workers import require_worker_modules
@@ -58,27 +58,12 @@ def read_table(spark: Any, path: str, **options: str) -> Any:
     return native_read.read_table(spark, path, **options)
 
 
-def create_table(
-    spark: Any,
-    path: str,
-    schema_or_ddl: Any,
-    *,
-    primary_keys: Sequence[str] = (),
-    partition_keys: Sequence[str] = (),
-    options: Mapping[str, str] | None = None,
-) -> Any:
+def create_table(spark: Any, path: str, *args: Any, **kwargs: Any) -> Any:
     """Create the Paimon table at ``path`` from a ``StructType`` or a DDL string
     (see :func:`spark_impl.create.create_table`); returns its schema."""
     from spark_impl import create  # noqa: PLC0415 (pyspark)
 
-    return create.create_table(
-        spark,
-        path,
-        schema_or_ddl,
-        primary_keys=primary_keys,
-        partition_keys=partition_keys,
-        options=options,
-    )
+    return create.create_table(spark, path, *args, **kwargs)
 
 
 def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None) -> Any:

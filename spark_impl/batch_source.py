@@ -70,6 +70,7 @@ from spark_impl.plan import (
     Split,
     TimeTravel,
     compute_bucket_dir,
+    compute_read_splits,
     plan_read,
 )
 from spark_impl.read import read_split
@@ -108,11 +109,17 @@ def plain_options(options: Mapping[str, str]) -> dict[str, str]:
     return {str(k).lower(): str(v) for k, v in options.items()}
 
 
-def parse_time_travel(options: Mapping[str, str]) -> TimeTravel:
+def parse_time_travel(
+    options: Mapping[str, str], pinned_snapshot_id: int | None = None
+) -> TimeTravel:
     """The snapshot a batch read selects (:func:`spark_impl.options.resolve_time_travel`:
-    Paimon's ``scan.*`` keys, ``versionAsOf`` / ``timestampAsOf``, the short keys)."""
+    Paimon's ``scan.*`` keys, ``versionAsOf`` / ``timestampAsOf``, the short keys); when they
+    select none (the latest), ``pinned_snapshot_id`` if given (the snapshot the load pinned)."""
     choice = resolve_time_travel(options)
-    return TimeTravel(choice.snapshot_id, choice.tag_name, choice.timestamp_millis)
+    travel = TimeTravel(choice.snapshot_id, choice.tag_name, choice.timestamp_millis)
+    if travel.is_latest and pinned_snapshot_id is not None:
+        return TimeTravel(snapshot_id=pinned_snapshot_id)
+    return travel
 
 
 def check_read_options(options: Mapping[str, str]) -> None:
@@ -334,10 +341,7 @@ class PaimonReader(DataSourceReader):
     ) -> None:
         self.options = options
         self.spark_schema = schema
-        travel = parse_time_travel(options)
-        if travel.is_latest and pinned_snapshot_id is not None:
-            travel = TimeTravel(snapshot_id=pinned_snapshot_id)
-        self.travel = travel
+        self.travel = parse_time_travel(options, pinned_snapshot_id)
 
     def pushFilters(self, filters: list[Any]) -> Iterable[Any]:
         """Hand every filter back (Spark applies them all): a plan pruned by one query's
@@ -349,9 +353,11 @@ class PaimonReader(DataSourceReader):
         return plan_read(open_file_io(self.options), table_path(self.options), self.travel)
 
     def partitions(self) -> list[SplitPartition]:
-        """One partition per split, each carrying its schemas (with ``scan.fallback-branch``,
-        the fallback branch's splits carry that branch's: ``spark_impl.fallback``; a load of
-        the latest state pins main's snapshot, the fallback branch is read at its latest)."""
+        """One partition per read split (:func:`spark_impl.plan.compute_read_splits`: an
+        append bucket of many files is packed into several), each carrying its schemas (with
+        ``scan.fallback-branch``, the fallback branch's splits carry that branch's:
+        ``spark_impl.fallback``; a load of the latest state pins main's snapshot, the fallback
+        branch is read at its latest)."""
         file_io, root = open_file_io(self.options), table_path(self.options)
         asked = parse_time_travel(self.options)
         return [
@@ -361,7 +367,7 @@ class PaimonReader(DataSourceReader):
                 {f.schema_id: plan.file_schema_jsons[f.schema_id] for f in split.files},
             )
             for plan in plan_with_fallback(file_io, root, asked, self.plan())
-            for split in plan.splits
+            for split in compute_read_splits(plan)
         ]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
@@ -440,7 +446,7 @@ def prepare_write_target(
     root = table_path(options)
     if not is_table(file_io, root) and spark_schema is not None:
         try:
-            create_schema(file_io, root, spark_schema, options=options, check=compute_bucket_mode)
+            create_schema(file_io, root, spark_schema, options, check=compute_bucket_mode)
             return
         except TableAlreadyExistsError:  # a concurrent writer created it: write into theirs
             pass

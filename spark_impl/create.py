@@ -100,10 +100,10 @@ def create_schema(
     file_io: FileIO,
     table_root: str,
     spark_schema: Any,
+    options: Mapping[str, str],
     *,
     primary_keys: Sequence[str] = (),
     partition_keys: Sequence[str] = (),
-    options: Mapping[str, str] | None = None,
     check: Callable[[TableSchema], object] | None = None,
 ) -> TableSchema:
     """Rules 1-4: create the table at ``table_root`` and return its schema 0; ``check`` (the
@@ -117,7 +117,7 @@ def create_schema(
         compute_fields(spark_schema),
         partition_keys=tuple(partition_keys),
         primary_keys=tuple(primary_keys),
-        options=compute_table_options(options or {}),
+        options=compute_table_options(options),
         comment=None,
         time_millis=time.time_ns() // NANOS_PER_MILLI,
     )
@@ -159,9 +159,9 @@ def create_table(
         file_io_for(path, given),
         path,
         to_struct_type(schema_or_ddl),
+        given,
         primary_keys=primary_keys,
         partition_keys=partition_keys,
-        options=given,
     )
 
 
