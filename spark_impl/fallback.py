@@ -25,6 +25,7 @@ F is planned through :class:`BranchView`, a file IO that shows the branch's ``sc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -73,9 +74,15 @@ def compute_branch_directories(table_root: str, branch: str) -> list[tuple[str, 
     return [(rule(table_root), rule(table_root, branch)) for rule in rules]
 
 
+FILE_IO_OPERATIONS = frozenset(name for name in vars(FileIO) if not name.startswith("_"))
+"""The operations of :class:`reference.io.FileIO`; each takes the path it acts on first."""
+
+
 @dataclass(frozen=True)
 class BranchView:
-    """``file_io`` with the branch's metadata directories in place of the table's."""
+    """``file_io`` with the branch's metadata directories in place of the table's: every
+    :class:`~reference.io.FileIO` operation is ``file_io``'s with its path mapped by
+    :meth:`map` (the other arguments as given)."""
 
     file_io: FileIO
     directories: tuple[tuple[str, str], ...]
@@ -90,41 +97,15 @@ class BranchView:
                 return branch_dir + path[len(table_dir) :]
         return path
 
-    def read_bytes(self, path: str) -> bytes:
-        return self.file_io.read_bytes(self.map(path))
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name not in FILE_IO_OPERATIONS:
+            raise AttributeError(name)
+        operation = getattr(self.file_io, name)
 
-    def write_bytes(self, path: str, data: bytes) -> None:
-        self.file_io.write_bytes(self.map(path), data)
+        def on_branch(path: str, *args: Any) -> Any:
+            return operation(self.map(path), *args)
 
-    def create_exclusive(self, path: str, data: bytes) -> bool:
-        return self.file_io.create_exclusive(self.map(path), data)
-
-    def exists(self, path: str) -> bool:
-        return self.file_io.exists(self.map(path))
-
-    def list_dir(self, path: str) -> list[str]:
-        return self.file_io.list_dir(self.map(path))
-
-    def list_files_recursive(self, path: str) -> list[str]:
-        return self.file_io.list_files_recursive(self.map(path))
-
-    def delete(self, path: str) -> bool:
-        return self.file_io.delete(self.map(path))
-
-    def delete_dir(self, path: str) -> None:
-        self.file_io.delete_dir(self.map(path))
-
-    def file_size(self, path: str) -> int:
-        return self.file_io.file_size(self.map(path))
-
-    def modification_time_millis(self, path: str) -> int:
-        return self.file_io.modification_time_millis(self.map(path))
-
-    def mkdirs(self, path: str) -> None:
-        self.file_io.mkdirs(self.map(path))
-
-    def open_input(self, path: str) -> Any:
-        return self.file_io.open_input(self.map(path))
+        return on_branch
 
 
 # --------------------------------------------------------------------------------------------
