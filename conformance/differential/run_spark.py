@@ -41,6 +41,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
@@ -443,9 +444,13 @@ def attempt(action: Callable[[], int], refusals: type[Exception]) -> int | Excep
 
 def apply_step(run: Run, index: int, step: Step, route: WriteRoute | None) -> bool:
     """Apply a step to both; False when the workload ends here (a refusal). The reference
-    refuses with its own errors; any exception from spark_impl counts (Spark wraps them)."""
-    ours = attempt(lambda: run.ours.apply(step), PaimonKitError)
-    theirs = attempt(lambda: run.theirs.apply(step, route), Exception)
+    refuses with its own errors; any exception from spark_impl counts (Spark wraps them).
+    The reference applies its step in a thread while Spark runs the job (the driver waits on
+    the JVM meanwhile): the two tables are independent."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(attempt, lambda: run.ours.apply(step), PaimonKitError)
+        theirs = attempt(lambda: run.theirs.apply(step, route), Exception)
+        ours = pending.result()
     refusals = {who: r for who, r in ((OURS, ours), (THEIRS, theirs)) if isinstance(r, Exception)}
     if refusals:
         run.outcome.refused = True
@@ -474,21 +479,48 @@ def step_of_snapshot(ids: Sequence[tuple[int, int]], snapshot_id: int) -> int:
     return next((i for i, (ours, _) in enumerate(ids) if ours >= snapshot_id), len(ids) - 1)
 
 
-def check_rows(run: Run, spark: Any, spec: TableSpec, snapshot_ids: Sequence[int]) -> None:
-    """Every snapshot of both tables is the same read by the reference, and by spark_impl
-    (its own table at every snapshot, the reference's at the latest: Spark reads cost)."""
+SparkRows = dict[tuple[str, int], list[Change]] | Exception
+
+
+def read_spark_rows(
+    spark: Any, spec: TableSpec, run: Run, snapshot_ids: Sequence[int]
+) -> SparkRows:
+    """spark_impl's reads for :func:`check_rows` (its own table at every snapshot, the
+    reference's at the latest: Spark reads cost), or the error the read raised."""
+    ours, theirs = run.ours.root, run.theirs.root
+    requests = [(theirs, s) for s in snapshot_ids] + [(ours, snapshot_ids[-1])]
+    try:
+        return spark_read_snapshots(spark, spec, requests)
+    except Exception as error:  # any failure of the read is a finding
+        return error
+
+
+def read_reference_rows(run: Run, snapshot_ids: Sequence[int]) -> dict[int, list[list[Change]]]:
+    """The reference's reads of both tables at every snapshot, for :func:`check_rows`."""
+    roots = (run.ours.root, run.theirs.root)
+    return {s: [run_reference.read_rows(root, s) for root in roots] for s in snapshot_ids}
+
+
+def check_rows(
+    run: Run,
+    reference_rows: dict[int, list[list[Change]]],
+    spark_rows: SparkRows,
+    snapshot_ids: Sequence[int],
+) -> None:
+    """Every snapshot of both tables is the same read by the reference
+    (``reference_rows``, from :func:`read_reference_rows`), and by spark_impl (``spark_rows``,
+    from :func:`read_spark_rows`)."""
+    if isinstance(spark_rows, Exception):
+        detail = f"spark_impl read failed: {short_error(spark_rows)}"
+        run.disagree(Check.ROWS, len(run.ids) - 1, detail)
+        return
     ours, theirs = run.ours.root, run.theirs.root
     latest = snapshot_ids[-1]
-    requests = [(theirs, s) for s in snapshot_ids] + [(ours, latest)]
-    try:
-        spark_rows = spark_read_snapshots(spark, spec, requests)
-    except Exception as error:  # any failure of the read is a finding
-        run.disagree(Check.ROWS, len(run.ids) - 1, f"spark_impl read failed: {short_error(error)}")
-        return
     for snapshot_id in snapshot_ids:
+        by_ours, by_theirs = reference_rows[snapshot_id]
         readings = [
-            (f"reference reading {OURS}'s", run_reference.read_rows(ours, snapshot_id)),
-            (f"reference reading {THEIRS}'s", run_reference.read_rows(theirs, snapshot_id)),
+            (f"reference reading {OURS}'s", by_ours),
+            (f"reference reading {THEIRS}'s", by_theirs),
             (f"spark_impl reading {THEIRS}'s", spark_rows[(theirs, snapshot_id)]),
         ]
         if snapshot_id == latest:
@@ -614,6 +646,19 @@ def _run(
     return run.outcome
 
 
+def check_reference_side(
+    run: Run, snapshot_ids: Sequence[int]
+) -> tuple[dict[int, list[list[Change]]], list[Disagreement]]:
+    """What needs no Spark: the structure check, the changelog check (its disagreements
+    returned apart, reported after the rows as before), the reference's reads of both."""
+    check_structure(run, snapshot_ids)
+    found = len(run.outcome.disagreements)
+    check_changelogs(run)
+    changelog = run.outcome.disagreements[found:]
+    del run.outcome.disagreements[found:]
+    return read_reference_rows(run, snapshot_ids), changelog
+
+
 def compare_tables(run: Run, spark: Any, spec: TableSpec) -> None:
     ours_ids = run_reference.snapshot_ids(run.ours.root)
     theirs_ids = run_reference.snapshot_ids(run.theirs.root)
@@ -623,9 +668,13 @@ def compare_tables(run: Run, spark: Any, spec: TableSpec) -> None:
     run.outcome.snapshots = len(ours_ids)
     if not ours_ids:
         return
-    check_structure(run, ours_ids)
-    check_rows(run, spark, spec, ours_ids)
-    check_changelogs(run)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # The reference reads and compares in a thread while Spark reads here.
+        checked = pool.submit(check_reference_side, run, ours_ids)
+        spark_rows = read_spark_rows(spark, spec, run, ours_ids)
+        reference_rows, changelog = checked.result()
+    check_rows(run, reference_rows, spark_rows, ours_ids)
+    run.outcome.disagreements.extend(changelog)
 
 
 # --------------------------------------------------------------------------------------------

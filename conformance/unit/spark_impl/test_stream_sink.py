@@ -56,46 +56,46 @@ def snapshots(root: Path) -> list[tuple[Any, ...]]:
     return [row[:5] for row in rows.rows]
 
 
-def run_job(source: Path, root: Path, checkpoint: Path, kill_batch: int | None) -> int:
-    env = dict(os.environ)
-    env.pop(stream_sink.KILL_AFTER_COMMIT_ENV, None)
-    if kill_batch is not None:
-        env[stream_sink.KILL_AFTER_COMMIT_ENV] = str(kill_batch)
-    command = [
-        sys.executable,
-        "-m",
-        stream_sink_job.__name__,
-        str(source),
-        str(root),
-        str(checkpoint),
-    ]
-    done = subprocess.run(
-        command,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=JOB_TIMEOUT_SECONDS,
-        check=False,
-        start_new_session=True,
-    )
-    return done.returncode
+def run_crashing_job(
+    source: Path, root: Path, checkpoint: Path, kill_batch: int
+) -> subprocess.CompletedProcess[str]:
+    """:mod:`stream_sink_job` in its own process (and process group), killed by the sink
+    right after batch ``kill_batch``'s table commit."""
+    env = {**os.environ, stream_sink.KILL_AFTER_COMMIT_ENV: str(kill_batch)}
+    command = [sys.executable, "-m", stream_sink_job.__name__, str(source), root, checkpoint]
+    return subprocess.run(
+        [str(part) for part in command], env=env, timeout=JOB_TIMEOUT_SECONDS, check=False,
+        start_new_session=True, capture_output=True, text=True,
+    )  # fmt: skip
 
 
-def test_a_batch_replayed_after_a_crash_lands_once(tmp_path: Path) -> None:
+def run_in_session(spark: Any, source: Path, root: Path, checkpoint: Path, **options: str) -> None:
+    """The job's query (one source file per micro-batch, ``availableNow``) in this process's
+    session, to the end of the available files."""
+    stream = spark.readStream.format("parquet").schema(stream_sink_job.SCHEMA)
+    writer = stream.option("maxFilesPerTrigger", 1).load(str(source)).writeStream
+    for key, value in {**options, "checkpointLocation": str(checkpoint)}.items():
+        writer = writer.option(key, value)
+    writer.format("paimon").trigger(availableNow=True).start(str(root)).awaitTermination()
+
+
+def test_a_batch_replayed_after_a_crash_lands_once(spark: Any, tmp_path: Path) -> None:
     """The job dies (SIGKILL of its process group) right after batch 0's table commit, before
-    Spark's commit log marks batch 0 done; the restarted query replays batch 0 with the same
-    batch id and the same commit user (from the checkpoint location): the sink commits
-    nothing for it (Java ``filterCommitted``), then batch 1 lands. Each row once."""
+    Spark's commit log marks batch 0 done; the query restarted from the same checkpoint (in
+    another process: this one, which never ran batch 0) replays batch 0 with the same batch
+    id and the same commit user (from the checkpoint location): the sink commits nothing for
+    it (Java ``filterCommitted``), then batch 1 lands. Each row once."""
     source, root, checkpoint = tmp_path / "src", tmp_path / "t", tmp_path / "ckpt"
     Table.create(IO, str(root), FIELDS)
     first = [(k, f"a{k}") for k in range(5)]
     write_source_file(source, "0", first)
-    assert run_job(source, root, checkpoint, kill_batch=0) == -signal.SIGKILL
+    crashed = run_crashing_job(source, root, checkpoint, kill_batch=0)
+    assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-4000:]
     assert reference_rows(root) == Counter(first)
     assert not (checkpoint / "commits" / "0").exists()  # Spark did not mark batch 0 done
     second = [(k, f"b{k}") for k in range(5, 8)]
     write_source_file(source, "1", second)
-    assert run_job(source, root, checkpoint, kill_batch=None) == 0
+    run_in_session(spark, source, root, checkpoint)
     assert reference_rows(root) == Counter(first + second)
     user = compute_commit_user({"checkpointlocation": str(checkpoint)})
     assert [(s[2], s[3], s[4]) for s in snapshots(root)] == [
@@ -111,17 +111,7 @@ def test_primary_key_table_merges_each_micro_batch(spark: Any, tmp_path: Path) -
     Table.create(IO, str(root), FIELDS, primary_keys=["k"], options={"bucket": "2"})
     write_source_file(source, "0", [(1, "a"), (2, "b")])
     write_source_file(source, "1", [(1, "c"), (3, "d")])
-    stream = spark.readStream.format("parquet").schema(stream_sink_job.SCHEMA)
-    query = (
-        stream.option("maxFilesPerTrigger", 1)
-        .load(str(source))
-        .writeStream.format("paimon")
-        .option("commit.user", "pk-job")
-        .option("checkpointLocation", str(tmp_path / "ckpt"))
-        .trigger(availableNow=True)
-        .start(str(root))
-    )
-    query.awaitTermination()
+    run_in_session(spark, source, root, tmp_path / "ckpt", **{"commit.user": "pk-job"})
     assert reference_rows(root) == Counter([(1, "c"), (2, "b"), (3, "d")])
     appends = [(s[2], s[3]) for s in snapshots(root) if s[4] == "APPEND"]
     assert appends == [("pk-job", 0), ("pk-job", 1)]

@@ -36,8 +36,13 @@ def _rows(start: int, count: int, dt: str) -> list[tuple[Any, ...]]:
     return [(k, dt, k * 1.5, None if k % 3 else f"s{k}") for k in range(start, start + count)]
 
 
+def create(root: Path, **layout: Any) -> Table:
+    """A table of ``FIELDS`` at ``root``; ``layout``: keys and options as ``Table.create``."""
+    return Table.create(LocalFileIO(), str(root), FIELDS, **layout)
+
+
 def make_append(root: Path) -> Table:
-    table = Table.create(LocalFileIO(), str(root), FIELDS, partition_keys=["dt"])
+    table = create(root, partition_keys=["dt"])
     table.write_and_commit(_rows(0, 5, "a"))
     table.write_and_commit(_rows(5, 5, "b"))
     return table
@@ -45,14 +50,8 @@ def make_append(root: Path) -> Table:
 
 def make_primary_key(root: Path) -> Table:
     """Compactions, a tag with retention, a consumer, a branch from the tag."""
-    table = Table.create(
-        LocalFileIO(),
-        str(root),
-        FIELDS,
-        partition_keys=["dt"],
-        primary_keys=["dt", "k"],
-        options={"bucket": "2", "fields.v.aggregate-function": "sum"},
-    )
+    options = {"bucket": "2", "fields.v.aggregate-function": "sum"}
+    table = create(root, partition_keys=["dt"], primary_keys=["dt", "k"], options=options)
     table.write_and_commit(_rows(0, 6, "a"))
     table.create_tag("t1", time_retained_nanos=3_600_000_000_000)
     table.write_and_commit(_rows(3, 6, "a") + _rows(0, 2, "b"))
@@ -65,13 +64,8 @@ def make_primary_key(root: Path) -> Table:
 
 
 def make_deletion_vectors(root: Path) -> Table:
-    table = Table.create(
-        LocalFileIO(),
-        str(root),
-        FIELDS,
-        primary_keys=["k", "dt"],
-        options={"bucket": "1", "deletion-vectors.enabled": "true"},
-    )
+    options = {"bucket": "1", "deletion-vectors.enabled": "true"}
+    table = create(root, primary_keys=["k", "dt"], options=options)
     table.write_and_commit(_rows(0, 8, "a"))
     table.write_and_commit(_rows(2, 3, "a"))
     return table
