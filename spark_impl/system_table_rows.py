@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
 from typing import Any
 
 from reference import layout
@@ -42,9 +41,7 @@ from reference.spec.branch_origin import select_branch_origin
 from reference.spec.casts import (
     NULL_TEXT,
     cast_value,
-    decimal_to_plain_string,
-    format_java_double,
-    format_java_float,
+    format_java_number,
 )
 from reference.spec.data import Timestamp
 from reference.spec.data_file import DataFileMeta
@@ -115,18 +112,14 @@ def format_tree_map(entries: Mapping[str, str]) -> str:
 
 
 def format_object_text(value: Any, data_type: t.DataType) -> str:
-    """Java ``String.valueOf`` of an internal value (module rule 3)."""
-    root = data_type.root
+    """Java ``String.valueOf`` of an internal value (module rule 3): a number as
+    ``reference.spec.casts.format_java_number`` prints it, a TIMESTAMP as a ``LocalDateTime``."""
     if value is None:
         return NULL_TEXT
-    if root is t.TypeRoot.BOOLEAN:
+    if data_type.root in t.NUMERIC_ROOTS:
+        return format_java_number(value, data_type)
+    if data_type.root is t.TypeRoot.BOOLEAN:
         return "true" if value else "false"
-    if root is t.TypeRoot.FLOAT:
-        return format_java_float(float(value))
-    if root is t.TypeRoot.DOUBLE:
-        return format_java_double(float(value))
-    if isinstance(data_type, t.DecimalType) and isinstance(value, Decimal):
-        return decimal_to_plain_string(value, data_type.scale)
     if isinstance(value, Timestamp):
         return layout.compute_local_date_time_string(value)
     if isinstance(value, bytes):
