@@ -675,6 +675,9 @@ def _scalar(since: FieldSet, field_id: int, name: str, data_type: DataType, attr
 
 _W = WireField
 _S = _scalar
+
+# The nested records first (each declared before the records that embed it), then the two
+# manifest entries with the head they share, then the manifest list's record.
 DATA_FILE_META_FIELDS: tuple[WireField, ...] = (
     _S(_V09, 0, "_FILE_NAME", _STRING, "file_name"),
     _S(_V09, 1, "_FILE_SIZE", _BIGINT, "file_size"),
@@ -700,37 +703,6 @@ DATA_FILE_META_FIELDS: tuple[WireField, ...] = (
 )  # fmt: skip
 """Java ``DataFileMeta.SCHEMA``, the ``_FILE`` row of a manifest entry."""
 
-_ENTRY_HEAD_FIELDS: tuple[WireField, ...] = (
-    _W(_V09, 0, "_KIND", _TINYINT, "kind", _enum_value, _decode_file_kind),
-    _S(_V09, 1, "_PARTITION", _BYTES, "partition"),
-    _S(_V09, 2, "_BUCKET", _INT, "bucket"),
-)  # fmt: skip
-"""What a data and an index manifest entry both start with (after ``_VERSION``): the file's
-kind, its partition and its bucket (Java ``ManifestEntry`` and ``IndexManifestEntry``)."""
-
-MANIFEST_ENTRY_FIELDS: tuple[WireField, ...] = (
-    *_ENTRY_HEAD_FIELDS,
-    _S(_V09, 3, "_TOTAL_BUCKETS", _INT, "total_buckets"),
-    _W(_V09, 4, "_FILE", compute_data_file_meta_type, "file", _write_file, _read_file),
-)  # fmt: skip
-"""Java ``ManifestEntry.MANIFEST_ROW_TYPE`` after ``_VERSION``."""
-
-MANIFEST_FILE_META_FIELDS: tuple[WireField, ...] = (
-    _S(_V09, 0, "_FILE_NAME", _STRING, "file_name"),
-    _S(_V09, 1, "_FILE_SIZE", _BIGINT, "file_size"),
-    _S(_V09, 2, "_NUM_ADDED_FILES", _BIGINT, "num_added_files"),
-    _S(_V09, 3, "_NUM_DELETED_FILES", _BIGINT, "num_deleted_files"),
-    _W(_V09, 4, "_PARTITION_STATS", SIMPLE_STATS_TYPE, "partition_stats", _stats_row, _read_stats),
-    _S(_V09, 5, "_SCHEMA_ID", _BIGINT, "schema_id"),
-    _S(_V11, 6, "_MIN_BUCKET", IntType(), "min_bucket"),
-    _S(_V11, 7, "_MAX_BUCKET", IntType(), "max_bucket"),
-    _S(_V11, 8, "_MIN_LEVEL", IntType(), "min_level"),
-    _S(_V11, 9, "_MAX_LEVEL", IntType(), "max_level"),
-    _S(_V14, 10, "_MIN_ROW_ID", BigIntType(), "min_row_id"),
-    _S(_V14, 11, "_MAX_ROW_ID", BigIntType(), "max_row_id"),
-)  # fmt: skip
-"""Java ``ManifestFileMeta.SCHEMA`` after ``_VERSION``."""
-
 DELETION_VECTOR_META_FIELDS: tuple[WireField, ...] = (
     _S(_V09, 0, "f0", _STRING, "data_file_name"),
     _S(_V09, 1, "f1", _INT, "offset"),
@@ -749,6 +721,21 @@ GLOBAL_INDEX_META_FIELDS: tuple[WireField, ...] = (
 )  # fmt: skip
 """Java ``GlobalIndexMeta.SCHEMA``."""
 
+_ENTRY_HEAD_FIELDS: tuple[WireField, ...] = (
+    _W(_V09, 0, "_KIND", _TINYINT, "kind", _enum_value, _decode_file_kind),
+    _S(_V09, 1, "_PARTITION", _BYTES, "partition"),
+    _S(_V09, 2, "_BUCKET", _INT, "bucket"),
+)  # fmt: skip
+"""What a data and an index manifest entry both start with (after ``_VERSION``): the file's
+kind, its partition and its bucket (Java ``ManifestEntry`` and ``IndexManifestEntry``)."""
+
+MANIFEST_ENTRY_FIELDS: tuple[WireField, ...] = (
+    *_ENTRY_HEAD_FIELDS,
+    _S(_V09, 3, "_TOTAL_BUCKETS", _INT, "total_buckets"),
+    _W(_V09, 4, "_FILE", compute_data_file_meta_type, "file", _write_file, _read_file),
+)  # fmt: skip
+"""Java ``ManifestEntry.MANIFEST_ROW_TYPE`` after ``_VERSION``."""
+
 INDEX_MANIFEST_ENTRY_FIELDS: tuple[WireField, ...] = (
     *_ENTRY_HEAD_FIELDS,
     _S(_V09, 3, "_INDEX_TYPE", _STRING, "index_file.index_type"),
@@ -761,6 +748,22 @@ INDEX_MANIFEST_ENTRY_FIELDS: tuple[WireField, ...] = (
 )  # fmt: skip
 """Java ``IndexManifestEntry.MANIFEST_ROW_TYPE`` after ``_VERSION``: the index file's fields
 are inlined in the entry."""
+
+MANIFEST_FILE_META_FIELDS: tuple[WireField, ...] = (
+    _S(_V09, 0, "_FILE_NAME", _STRING, "file_name"),
+    _S(_V09, 1, "_FILE_SIZE", _BIGINT, "file_size"),
+    _S(_V09, 2, "_NUM_ADDED_FILES", _BIGINT, "num_added_files"),
+    _S(_V09, 3, "_NUM_DELETED_FILES", _BIGINT, "num_deleted_files"),
+    _W(_V09, 4, "_PARTITION_STATS", SIMPLE_STATS_TYPE, "partition_stats", _stats_row, _read_stats),
+    _S(_V09, 5, "_SCHEMA_ID", _BIGINT, "schema_id"),
+    _S(_V11, 6, "_MIN_BUCKET", IntType(), "min_bucket"),
+    _S(_V11, 7, "_MAX_BUCKET", IntType(), "max_bucket"),
+    _S(_V11, 8, "_MIN_LEVEL", IntType(), "min_level"),
+    _S(_V11, 9, "_MAX_LEVEL", IntType(), "max_level"),
+    _S(_V14, 10, "_MIN_ROW_ID", BigIntType(), "min_row_id"),
+    _S(_V14, 11, "_MAX_ROW_ID", BigIntType(), "max_row_id"),
+)  # fmt: skip
+"""Java ``ManifestFileMeta.SCHEMA`` after ``_VERSION``."""
 
 
 def _attribute(record: Any, path: str) -> Any:
