@@ -154,16 +154,10 @@ def test_pruning_skips_files_without_changing_rows(
     assert kept == reference_reader(root, predicate=predicate)
 
 
-INDEX_FIELDS = (
-    t.DataField(0, "k", t.BigIntType()),
-    t.DataField(1, "v", t.VarCharType(t.MAX_LENGTH)),
-)
-INDEX_OPTIONS = {
-    "bucket": "-1",
-    "file-index.bloom-filter.columns": "v",
-    "file-index.bloom-filter.v.items": "100",
-    "file-index.in-manifest-threshold": "64kb",
-}
+STRING = t.VarCharType(t.MAX_LENGTH)
+INDEX_FIELDS = (t.DataField(0, "k", t.BigIntType()), t.DataField(1, "v", STRING))
+BLOOM_ON_V = {"file-index.bloom-filter.columns": "v", "file-index.bloom-filter.v.items": "100"}
+INDEX_OPTIONS = {"bucket": "-1", "file-index.in-manifest-threshold": "64kb", **BLOOM_ON_V}
 
 
 class CountingIO(LocalFileIO):
