@@ -33,9 +33,12 @@ Rules of :func:`read_table`:
    groups; a projection maps file columns to the read schema by field id (Java
    ``SchemaEvolutionUtil``): renamed columns aliased, added columns null, casts; the key,
    ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` columns are not selected.
-5. Deletion vectors are applied in the JVM (Java ``ApplyDeletionVectorReader``): the deleted
-   positions, decoded on the driver, form a small DataFrame of (file name, row index)
-   broadcast and anti-joined with ``_metadata.file_name`` / ``_metadata.row_index``.
+5. Deletion vectors are applied in the JVM (Java ``ApplyDeletionVectorReader``): each file's
+   vector, decoded on the driver, becomes a flat bitmap of 64-bit words, one row
+   (file name, words) per file; that relation is broadcast and anti-joined on
+   ``_metadata.file_name`` with the row's bit (``_metadata.row_index``) as the join
+   condition, so the cost per row is one hash probe on the file name and one array read,
+   whatever the number of deleted positions.
 6. The other splits are read by :func:`spark_impl.read.read_split` in ``mapInArrow`` tasks, one
    task per split, and the two parts are unioned.
 """
@@ -61,7 +64,7 @@ from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.fallback import plan_with_fallback
 from spark_impl.options import check_option_names, resolve_time_travel
 from spark_impl.plan import DataFileRef, ReadPlan, Split, TimeTravel, plan_read
-from spark_impl.read import read_deleted_positions, read_split
+from spark_impl.read import IndexFileCache, read_deleted_positions, read_split
 from spark_impl.read_files import is_arrow_cast_exact
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
 
@@ -82,7 +85,11 @@ NATIVE_ROOTS = (
 ADD_KINDS = (RowKind.INSERT.byte_value, RowKind.UPDATE_AFTER.byte_value)
 FILE_NAME_COLUMN = "__paimon_file_name"
 ROW_INDEX_COLUMN = "__paimon_row_index"
-SPLIT_ID_COLUMN = "id"
+DELETED_FILE_COLUMN = "__paimon_deleted_file"
+DELETED_BITS_COLUMN = "__paimon_deleted_bits"
+WORD_SHIFT = 6
+WORD_BITS = 1 << WORD_SHIFT
+"""Deletion bitmaps are tested per 64-bit word (a Spark BIGINT)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,27 +243,61 @@ def read_native_group(
     return project_to_read_schema(df, file_schema, schema, with_row_index=with_row_index)
 
 
-def deleted_rows_frame(spark: Any, refs: Sequence[DataFileRef], options: Mapping[str, str]) -> Any:
-    """Rule 5: (file name, row index) of every deleted row, decoded on the driver (numpy over
-    the deletion vectors' bitmaps) and handed to Spark as one Arrow table, a local relation
-    Spark sizes and broadcasts without running a job for it."""
-    cache: dict[str, bytes] = {}
-    names: list[np.ndarray] = []
-    positions: list[np.ndarray] = []
+def compute_deleted_words(positions: np.ndarray, row_count: int) -> np.ndarray:
+    """Rule 5: a file's deleted positions as a bitmap of 64-bit words, position ``p`` being bit
+    ``p % 64`` of word ``p // 64`` (Java ``BitmapDeletionVector.isDeleted`` over a roaring
+    bitmap; here flat, so the JVM tests a row with one array read and a shift)."""
+    size = max(row_count, int(positions.max()) + 1 if positions.size else 0)
+    marks = np.zeros(-(-size // WORD_BITS) * WORD_BITS, dtype=bool)
+    marks[positions] = True
+    return np.packbits(marks, bitorder="little").view("<i8").astype(np.int64)
+
+
+def deleted_bits_frame(spark: Any, refs: Sequence[DataFileRef], options: Mapping[str, str]) -> Any:
+    """Rule 5: one row per data file with a vector, (file name, bitmap words), decoded on the
+    driver and handed to Spark as one Arrow table (a few rows: Spark broadcasts it cheaply,
+    whatever the number of deleted positions)."""
+    cache: IndexFileCache = {}
+    names: list[str] = []
+    words: list[np.ndarray] = []
     for ref in refs:
         if ref.deletion is None:
             continue
         file_io = file_io_for(ref.deletion.path, options)
-        deleted = read_deleted_positions(file_io, ref.deletion, cache)
-        names.append(np.full(len(deleted), ref.path.rsplit("/", 1)[-1], dtype=object))
-        positions.append(deleted)
+        positions = read_deleted_positions(file_io, ref.deletion, cache)
+        names.append(ref.path.rsplit("/", 1)[-1])
+        words.append(compute_deleted_words(positions, ref.row_count))
     table = pa.table(
         {
-            FILE_NAME_COLUMN: pa.array(np.concatenate(names) if names else [], pa.string()),
-            ROW_INDEX_COLUMN: pa.array(np.concatenate(positions) if positions else [], pa.int64()),
+            DELETED_FILE_COLUMN: pa.array(names, pa.string()),
+            DELETED_BITS_COLUMN: pa.array(words, pa.list_(pa.int64())),
         }
     )
     return spark.createDataFrame(table)
+
+
+def is_deleted_row(bits: Any, row_index: Any) -> Any:
+    """Rule 5: whether ``row_index``'s bit is set in the bitmap words ``bits`` (Spark columns)."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    word = F.element_at(bits, (F.shiftright(row_index, WORD_SHIFT) + 1).cast("int"))
+    shifted = F.call_function("shiftright", word, (row_index % WORD_BITS).cast("int"))
+    return shifted.bitwiseAND(F.lit(1)) == 1
+
+
+def drop_deleted_rows(
+    spark: Any, df: Any, refs: Sequence[DataFileRef], options: Mapping[str, str]
+) -> Any:
+    """Rule 5: the rows of ``df`` (read with file name and row index) whose bit is not set in
+    their file's vector: a left anti join with the broadcast bitmaps on the file name, the bit
+    test as the join condition (so no row of positions is ever built or shuffled)."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    bits = F.broadcast(deleted_bits_frame(spark, refs, options))
+    condition = (F.col(FILE_NAME_COLUMN) == F.col(DELETED_FILE_COLUMN)) & is_deleted_row(
+        F.col(DELETED_BITS_COLUMN), F.col(ROW_INDEX_COLUMN)
+    )
+    return df.join(bits, condition, "left_anti")
 
 
 def read_native_splits(
@@ -284,8 +325,7 @@ def read_native_splits(
             with_row_index=has_deletions,
         )
         if has_deletions:
-            deleted = F.broadcast(deleted_rows_frame(spark, refs, options))
-            df = df.join(deleted, [FILE_NAME_COLUMN, ROW_INDEX_COLUMN], "left_anti")
+            df = drop_deleted_rows(spark, df, refs, options)
             df = df.select(*[F.col(f"`{f.name}`") for f in schema.fields])
         frames.append(df)
     return union_all(frames)

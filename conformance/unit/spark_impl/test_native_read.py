@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from reference.spec import types as t
 from reference.spec.schema import TableSchema
 from spark_impl.native_read import (
+    compute_deleted_words,
     is_evolution_native,
     is_file_native,
     is_raw_convertible,
@@ -99,3 +101,13 @@ def test_files_spark_reads() -> None:
     assert not is_file_native(ref(0, "data-1.avro"), schema, schema)
     remote = DataFileRef("s3://b/t/bucket-0/data-1.parquet", 0, 0, 10, 0)
     assert not is_file_native(remote, schema, schema)
+
+
+def test_deleted_positions_as_64_bit_words() -> None:
+    """Rule 5: position p is bit p % 64 of word p // 64 (two's complement for bit 63); the
+    words cover every row of the file, deleted or not."""
+    words = compute_deleted_words(np.array([0, 3, 64, 127, 129], dtype=np.int64), row_count=200)
+    assert words.dtype == np.int64
+    assert words.tolist() == [0b1001, 1 - 2**63, 0b10, 0]
+    assert compute_deleted_words(np.zeros(0, dtype=np.int64), row_count=0).tolist() == []
+    assert compute_deleted_words(np.array([70]), row_count=10).tolist() == [0, 1 << 6]
