@@ -112,10 +112,8 @@ def command_delete_tag(args: argparse.Namespace) -> int:
 def command_rollback(args: argparse.Namespace) -> int:
     from spark_impl import procedures  # noqa: PLC0415
 
-    result = procedures.rollback(
-        args.table, snapshot_id=args.snapshot, tag=args.tag, branch=args.branch
-    )
-    return _print(result)
+    version = args.tag if args.snapshot is None else args.snapshot
+    return _print(procedures.rollback(args.table, version, branch=args.branch))
 
 
 def command_create_branch(args: argparse.Namespace) -> int:

@@ -216,17 +216,14 @@ def compute_removed(holders: Sequence[r.Holder], branch: str, snapshot_id: int) 
     return sorted(above, key=lambda h: (_REMOVAL_ORDER.index(h.kind), -h.snapshot.id, h.name))
 
 
-def _rollback_target(
-    file_io: FileIO, root: str, branch: str, snapshot_id: int | None, tag: str | None
-) -> Snapshot:
-    if (snapshot_id is None) == (tag is None):
-        raise SpecViolation("rollback needs exactly one of a snapshot id and a tag", path=root)
-    if tag is not None:
-        validate_tag_name(tag)
-        if not file_io.exists(layout.tag_path(root, tag, branch)):
-            raise SpecViolation(f"tag '{tag}' does not exist", path=root, code="TAG")
-        return r.read_tag(file_io, root, tag, branch).snapshot
-    assert snapshot_id is not None
+def _rollback_target(file_io: FileIO, root: str, branch: str, version: int | str) -> Snapshot:
+    """Java 0.9 ``RollbackProcedure``: a version of digits is a snapshot id, any other a tag."""
+    if isinstance(version, str) and not version.isdigit():
+        validate_tag_name(version)
+        if not file_io.exists(layout.tag_path(root, version, branch)):
+            raise SpecViolation(f"tag '{version}' does not exist", path=root, code="TAG")
+        return r.read_tag(file_io, root, version, branch).snapshot
+    snapshot_id = int(version)
     if snapshot_id not in r.list_snapshot_ids(file_io, root, branch):
         raise SnapshotNotFoundError(f"snapshot {snapshot_id} does not exist", path=root)
     return r.read_branch_snapshot(file_io, root, snapshot_id, branch)
@@ -234,19 +231,19 @@ def _rollback_target(
 
 def rollback(
     path: str,
+    version: int | str,
     *,
-    snapshot_id: int | None = None,
-    tag: str | None = None,
     branch: str = layout.MAIN_BRANCH,
     options: Mapping[str, str] | None = None,
 ) -> ProcedureResult:
-    """Make snapshot ``snapshot_id`` (or the snapshot of ``tag``) the latest of the branch:
-    remove every snapshot, changelog and tag above it, then the files only they used, then
-    point LATEST at it. A tag whose snapshot expired has it written back (and EARLIEST points
-    at it). The next commit creates the following id again."""
+    """Make ``version`` the latest snapshot of the branch, as Paimon's Spark procedure
+    ``sys.rollback(table, version)`` does: a snapshot id (an int, or a string of digits) or a
+    tag name. Removes every snapshot, changelog and tag above it, then the files only they
+    used, then points LATEST at it. A tag whose snapshot expired has it written back (and
+    EARLIEST points at it). The next commit creates the following id again."""
     file_io, root = _open(path, options)
     _require_branch(file_io, root, branch)
-    target = _rollback_target(file_io, root, branch, snapshot_id, tag)
+    target = _rollback_target(file_io, root, branch, version)
     holders = r.read_all_holders(file_io, root)
     removed = compute_removed(holders, branch, target.id)
     existing = target.id in r.list_snapshot_ids(file_io, root, branch)

@@ -117,18 +117,18 @@ def test_rollback_to_snapshot_and_to_tag(tmp_path: Path) -> None:
     procedures.create_tag(root, "two", snapshot_id=2)
     procedures.create_tag(root, "late")
     at_two = reference_rows(IO, root, snapshot_id=2)
-    result = procedures.rollback(root, snapshot_id=2)
+    result = procedures.rollback(root, 2)
     assert result.changed and result.names == ("late",)
     assert set(result.snapshot_ids) == set(range(3, result.snapshot_ids[0] + 1))
     assert latest_id(root) == 2 and reference_rows(IO, root) == at_two
-    assert not procedures.rollback(root, tag="two").changed
+    assert not procedures.rollback(root, "two").changed
     assert_valid(root)
     Table.open(IO, root).write_and_commit([(9, 9, "a")])
     assert latest_id(root) > 2
-    assert procedures.rollback(root, tag="two").changed
+    assert procedures.rollback(root, "two").changed
     assert reference_rows(IO, root) == at_two
     with pytest.raises(SnapshotNotFoundError, match="snapshot 99"):
-        procedures.rollback(root, snapshot_id=99)
+        procedures.rollback(root, "99")
     assert_valid(root)
 
 
@@ -185,7 +185,7 @@ def test_java_reads_after_each_procedure(java_harness: Any, tmp_path: Path) -> N
     procedures.expire_snapshots(None, root, retain_max=1, retain_min=1)
     agree(tag="two")
     agree()
-    procedures.rollback(root, tag="two")
+    procedures.rollback(root, "two")
     agree()
     Table.open(IO, root).write_and_commit([(7, 7, "b")])
     procedures.create_tag(root, "three")
