@@ -26,8 +26,9 @@ Entry points (pyspark is imported lazily)::
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spark_impl.workers import require_worker_modules
 
@@ -58,14 +59,6 @@ def read_table(spark: Any, path: str, **options: str) -> Any:
     return native_read.read_table(spark, path, **options)
 
 
-def create_table(spark: Any, path: str, *args: Any, **kwargs: Any) -> Any:
-    """Create the Paimon table at ``path`` from a ``StructType`` or a DDL string
-    (see :func:`spark_impl.create.create_table`); returns its schema."""
-    from spark_impl import create  # noqa: PLC0415 (pyspark)
-
-    return create.create_table(spark, path, *args, **kwargs)
-
-
 def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None) -> Any:
     """The table's changes as a streaming DataFrame (see :func:`spark_impl.jobs.read_stream`)."""
     from spark_impl import jobs  # noqa: PLC0415
@@ -73,8 +66,15 @@ def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None)
     return jobs.read_stream(spark, path, options)
 
 
-def alter_table(spark: Any, path: str, *args: Any, **kwargs: Any) -> Any:
-    """Change the table's schema (see :func:`spark_impl.alter.alter_table`)."""
-    from spark_impl import alter  # noqa: PLC0415
+if TYPE_CHECKING:  # their real signatures for type checkers; imported on first use at run time
+    from spark_impl.alter import alter_table as alter_table
+    from spark_impl.create import create_table as create_table
 
-    return alter.alter_table(spark, path, *args, **kwargs)
+LAZY_FUNCTIONS = {"create_table": "spark_impl.create", "alter_table": "spark_impl.alter"}
+"""Entry points whose modules import pyspark at the top, loaded on first use (PEP 562)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in LAZY_FUNCTIONS:
+        return getattr(importlib.import_module(LAZY_FUNCTIONS[name]), name)
+    raise AttributeError(f"module 'spark_impl' has no attribute {name!r}")
