@@ -27,13 +27,12 @@ from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.casts import NULL_TEXT, cast_value
 from reference.spec.manifest import (
-    LATEST_FIELD_SET,
     FileKind,
     ManifestEntry,
-    compute_deletion_vector_meta_type,
 )
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
+from reference.spec.system_table_columns import DV_META_TYPE, STRING
 from spark_impl import system_table_reads as reads
 from spark_impl.metadata import (
     find_latest_snapshot_id,
@@ -45,17 +44,11 @@ from spark_impl.metadata import (
 )
 from spark_impl.plan import resolve_snapshot
 from spark_impl.system_tables import (
-    BIGINT,
-    INT,
-    NULLABLE_BIGINT,
-    STRING,
-    STRING_NN,
     Columns,
     parse_travel,
     to_local_datetime,
 )
 
-DV_META_TYPE = compute_deletion_vector_meta_type(LATEST_FIELD_SET)
 Row = tuple[Any, ...]
 
 
@@ -71,16 +64,6 @@ def format_cast_row(values: Sequence[Any], types: Sequence[t.DataType]) -> str:
 def partition_text(schema: TableSchema, partition: bytes) -> str:
     types = [f.type for f in schema.partition_type.fields]
     return format_cast_row(deserialize_binary_row(partition, types), types)
-
-
-BUCKETS_COLUMNS: Columns = (
-    ("partition", STRING),
-    ("bucket", INT),
-    ("record_count", BIGINT),
-    ("file_size_in_bytes", BIGINT),
-    ("file_count", BIGINT),
-    ("last_update_time", t.TimestampType(3)),
-)
 
 
 def buckets_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
@@ -123,21 +106,6 @@ def binlog_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> pa.Ta
         offsets = pa.array(range(len(flat) + 1), type=pa.int32())
         columns.append(pa.ListArray.from_arrays(offsets, flat))
     return pa.Table.from_arrays(columns, names=audit.column_names)
-
-
-TABLE_INDEXES_COLUMNS: Columns = (
-    ("partition", STRING),
-    ("bucket", INT),
-    ("index_type", STRING_NN),
-    ("file_name", STRING_NN),
-    ("file_size", BIGINT),
-    ("row_count", BIGINT),
-    ("dv_ranges", t.ArrayType(DV_META_TYPE)),
-    ("row_range_start", NULLABLE_BIGINT),
-    ("row_range_end", NULLABLE_BIGINT),
-    ("index_field_id", t.IntType()),
-    ("index_field_name", STRING),
-)
 
 
 def dv_range_values(ranges: Any) -> list[dict[str, Any]] | None:

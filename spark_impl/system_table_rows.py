@@ -51,6 +51,21 @@ from reference.spec.manifest import FileKind, ManifestEntry
 from reference.spec.options import FIELD_OPTION_MIN_PARTS
 from reference.spec.schema import TableSchema, decode_schema
 from reference.spec.snapshot import Snapshot, decode_consumer, decode_tag
+from reference.spec.system_table_columns import (
+    AGGREGATION_COLUMNS,
+    BRANCHES_COLUMNS,
+    BUCKETS_COLUMNS,
+    CONSUMERS_COLUMNS,
+    FILES_0_9_COLUMNS,
+    MANIFESTS_0_9_COLUMNS,
+    OPTIONS_COLUMNS,
+    PARTITIONS_0_9_COLUMNS,
+    SCHEMAS_COLUMNS,
+    SNAPSHOTS_0_9_COLUMNS,
+    STATISTICS_COLUMNS,
+    TABLE_INDEXES_COLUMNS,
+    TAGS_COLUMNS,
+)
 from reference.spec.units import (
     format_java_duration,
 )
@@ -67,14 +82,6 @@ from spark_impl.metadata import (
 )
 from spark_impl.plan import decode_stats, is_level_zero_skipped, resolve_snapshot
 from spark_impl.system_tables import (
-    BIGINT,
-    INT,
-    NULLABLE_BIGINT,
-    NULLABLE_TIMESTAMP,
-    STRING,
-    STRING_NN,
-    TIMESTAMP,
-    Columns,
     SystemTable,
     fixed_columns,
     parse_travel,
@@ -154,22 +161,6 @@ def list_names(file_io: FileIO, directory: str, parse: Any) -> list[str]:
 # Metadata tables
 # --------------------------------------------------------------------------------------------
 
-SNAPSHOTS_COLUMNS: Columns = (
-    ("snapshot_id", BIGINT),
-    ("schema_id", BIGINT),
-    ("commit_user", STRING_NN),
-    ("commit_identifier", BIGINT),
-    ("commit_kind", STRING_NN),
-    ("commit_time", TIMESTAMP),
-    ("base_manifest_list", STRING_NN),
-    ("delta_manifest_list", STRING_NN),
-    ("changelog_manifest_list", STRING),
-    ("total_record_count", NULLABLE_BIGINT),
-    ("delta_record_count", NULLABLE_BIGINT),
-    ("changelog_record_count", NULLABLE_BIGINT),
-    ("watermark", NULLABLE_BIGINT),
-)
-
 
 def snapshots_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
     """One row per snapshot, ascending id (Java ``SnapshotsTable``)."""
@@ -191,17 +182,6 @@ def snapshots_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> li
         )
         for s in list_snapshots(file_io, root)
     ]
-
-
-SCHEMAS_COLUMNS: Columns = (
-    ("schema_id", BIGINT),
-    ("fields", STRING_NN),
-    ("partition_keys", STRING_NN),
-    ("primary_keys", STRING_NN),
-    ("options", STRING_NN),
-    ("comment", STRING),
-    ("update_time", TIMESTAMP),
-)
 
 
 def schemas_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
@@ -226,23 +206,9 @@ def schemas_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list
     return rows
 
 
-OPTIONS_COLUMNS: Columns = (("key", STRING_NN), ("value", STRING_NN))
-
-
 def options_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
     schema_options = read_latest_schema(file_io, root).options
     return [(key, schema_options[key]) for key in hash_map_keys(list(schema_options))]
-
-
-TAGS_COLUMNS: Columns = (
-    ("tag_name", STRING_NN),
-    ("snapshot_id", BIGINT),
-    ("schema_id", BIGINT),
-    ("commit_time", TIMESTAMP),
-    ("record_count", NULLABLE_BIGINT),
-    ("create_time", NULLABLE_TIMESTAMP),
-    ("time_retained", STRING),
-)
 
 
 def tags_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
@@ -264,14 +230,6 @@ def tags_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Ro
             )
         )
     return rows
-
-
-BRANCHES_COLUMNS: Columns = (
-    ("branch_name", STRING_NN),
-    ("created_from_tag", STRING),
-    ("created_from_snapshot", NULLABLE_BIGINT),
-    ("create_time", TIMESTAMP),
-)
 
 
 def branch_origin(file_io: FileIO, branch_root: str) -> tuple[str | None, int | None]:
@@ -296,9 +254,6 @@ def branches_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> lis
     return rows
 
 
-CONSUMERS_COLUMNS: Columns = (("consumer_id", STRING_NN), ("next_snapshot_id", BIGINT))
-
-
 def consumers_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
     ids = list_names(file_io, layout.consumer_dir(root), layout.parse_consumer_id)
     found = {
@@ -306,15 +261,6 @@ def consumers_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> li
         for i in ids
     }
     return [(i, found[i]) for i in hash_map_keys(ids)]
-
-
-AGGREGATION_COLUMNS: Columns = (
-    ("field_name", STRING_NN),
-    ("field_type", STRING_NN),
-    ("function", STRING),
-    ("function_options", STRING),
-    ("comment", STRING),
-)
 
 
 def aggregation_fields_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
@@ -333,15 +279,6 @@ def aggregation_fields_rows(file_io: FileIO, root: str, options: Mapping[str, st
         keys = "[" + ", ".join(key for key, _ in found) + "]"
         rows.append((field.name, str(field.type), values, keys, field.description))
     return rows
-
-
-STATISTICS_COLUMNS: Columns = (
-    ("snapshot_id", BIGINT),
-    ("schema_id", BIGINT),
-    ("mergedRecordCount", NULLABLE_BIGINT),
-    ("mergedRecordSize", NULLABLE_BIGINT),
-    ("colstat", STRING),
-)
 
 
 def statistics_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
@@ -367,14 +304,6 @@ def statistics_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> l
 # File tables
 # --------------------------------------------------------------------------------------------
 
-MANIFESTS_COLUMNS: Columns = (
-    ("file_name", STRING_NN),
-    ("file_size", BIGINT),
-    ("num_added_files", BIGINT),
-    ("num_deleted_files", BIGINT),
-    ("schema_id", BIGINT),
-)
-
 
 def manifests_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
     """0.9 honours ``scan.snapshot-id`` only; an id that does not exist gives no rows."""
@@ -396,26 +325,6 @@ def manifests_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> li
         for name in lists
         for m in read_manifest_list(file_io, root, name)
     ]
-
-
-FILES_COLUMNS: Columns = (
-    ("partition", STRING),
-    ("bucket", INT),
-    ("file_path", STRING_NN),
-    ("file_format", STRING_NN),
-    ("schema_id", BIGINT),
-    ("level", INT),
-    ("record_count", BIGINT),
-    ("file_size_in_bytes", BIGINT),
-    ("min_key", STRING),
-    ("max_key", STRING),
-    ("null_value_counts", STRING_NN),
-    ("min_value_stats", STRING_NN),
-    ("max_value_stats", STRING_NN),
-    ("min_sequence_number", NULLABLE_BIGINT),
-    ("max_sequence_number", NULLABLE_BIGINT),
-    ("creation_time", NULLABLE_TIMESTAMP),
-)
 
 
 def stats_fields(meta: DataFileMeta, file_schema: TableSchema) -> list[t.DataField]:
@@ -500,15 +409,6 @@ def files_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[R
     return [file_row(e, schema, schemas[e.file.schema_id]) for e in live]
 
 
-PARTITIONS_COLUMNS: Columns = (
-    ("partition", STRING),
-    ("record_count", BIGINT),
-    ("file_size_in_bytes", BIGINT),
-    ("file_count", BIGINT),
-    ("last_update_time", NULLABLE_TIMESTAMP),
-)
-
-
 def partitions_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> list[Row]:
     """Sums over the latest snapshot's entries (Java ``PartitionEntry``), per partition."""
     latest = find_latest_snapshot_id(file_io, root)
@@ -540,24 +440,22 @@ def partitions_rows(file_io: FileIO, root: str, options: Mapping[str, str]) -> l
 
 
 SYSTEM_TABLES: dict[str, SystemTable] = {
-    "manifests": SystemTable(fixed_columns(MANIFESTS_COLUMNS), manifests_rows),
-    "snapshots": SystemTable(fixed_columns(SNAPSHOTS_COLUMNS), snapshots_rows),
+    "manifests": SystemTable(fixed_columns(MANIFESTS_0_9_COLUMNS), manifests_rows),
+    "snapshots": SystemTable(fixed_columns(SNAPSHOTS_0_9_COLUMNS), snapshots_rows),
     "options": SystemTable(fixed_columns(OPTIONS_COLUMNS), options_rows),
     "schemas": SystemTable(fixed_columns(SCHEMAS_COLUMNS), schemas_rows),
-    "partitions": SystemTable(fixed_columns(PARTITIONS_COLUMNS), partitions_rows),
+    "partitions": SystemTable(fixed_columns(PARTITIONS_0_9_COLUMNS), partitions_rows),
     "audit_log": SystemTable(reads.audit_log_columns_of, reads.audit_log_rows),
-    "files": SystemTable(fixed_columns(FILES_COLUMNS), files_rows),
+    "files": SystemTable(fixed_columns(FILES_0_9_COLUMNS), files_rows),
     "tags": SystemTable(fixed_columns(TAGS_COLUMNS), tags_rows),
     "branches": SystemTable(fixed_columns(BRANCHES_COLUMNS), branches_rows),
     "consumers": SystemTable(fixed_columns(CONSUMERS_COLUMNS), consumers_rows),
     "ro": SystemTable(reads.ro_columns_of, reads.ro_rows),
     "aggregation_fields": SystemTable(fixed_columns(AGGREGATION_COLUMNS), aggregation_fields_rows),
     "statistics": SystemTable(fixed_columns(STATISTICS_COLUMNS), statistics_rows),
-    "buckets": SystemTable(fixed_columns(main.BUCKETS_COLUMNS), main.buckets_rows),
+    "buckets": SystemTable(fixed_columns(BUCKETS_COLUMNS), main.buckets_rows),
     "binlog": SystemTable(main.binlog_columns_of, main.binlog_rows),
-    "table_indexes": SystemTable(
-        fixed_columns(main.TABLE_INDEXES_COLUMNS), main.table_indexes_rows
-    ),
+    "table_indexes": SystemTable(fixed_columns(TABLE_INDEXES_COLUMNS), main.table_indexes_rows),
 }
 """Paimon 0.9.0's data system tables (``SystemTableLoader`` order), then main's ``buckets``,
 ``binlog`` and ``table_indexes`` (:mod:`spark_impl.system_table_main`): columns and rows."""

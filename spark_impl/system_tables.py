@@ -39,14 +39,6 @@ from spark_impl.plan import TimeTravel
 
 SYSTEM_TABLE_SEPARATOR = "$"
 MAX_BATCH_ROWS = 65_536
-STRING = t.VarCharType(t.MAX_LENGTH)
-STRING_NN = t.VarCharType(t.MAX_LENGTH, nullable=False)
-BIGINT = t.BigIntType(nullable=False)
-NULLABLE_BIGINT = t.BigIntType()
-INT = t.IntType(nullable=False)
-TIMESTAMP = t.TimestampType(3, nullable=False)
-NULLABLE_TIMESTAMP = t.TimestampType(3)
-"""The column types Java 0.9's system tables declare (``STRING`` is ``VARCHAR(MAX)``)."""
 TIME_TRAVEL_KEYS = {
     "snapshot_id": ("scan.snapshot-id", "snapshot-id"),
     "tag_name": ("scan.tag-name", "tag-name"),

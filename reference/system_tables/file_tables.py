@@ -46,14 +46,23 @@ from reference.spec.casts import cast_value
 from reference.spec.data import Row, Value
 from reference.spec.data_file import DataFileMeta
 from reference.spec.manifest import (
-    LATEST_FIELD_SET,
     FileKind,
     ManifestEntry,
     ManifestFileMeta,
-    compute_deletion_vector_meta_type,
 )
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot
+from reference.spec.system_table_columns import (
+    BUCKETS_COLUMNS,
+    FILES_0_9_COLUMNS,
+    FILES_COLUMNS,
+    MANIFESTS_0_9_COLUMNS,
+    MANIFESTS_COLUMNS,
+    PARTITIONS_0_9_COLUMNS,
+    PARTITIONS_COLUMNS,
+    TABLE_INDEXES_COLUMNS,
+    column_names,
+)
 from reference.store import metadata
 from reference.store.query import load_schemas
 from reference.store.scan import (
@@ -81,13 +90,8 @@ from reference.system_tables.common import (
     is_time_travel,
     resolve_travel_snapshot,
     select_columns,
-    string_type,
 )
 
-BIGINT = t.BigIntType(nullable=False)
-NULLABLE_BIGINT = t.BigIntType()
-INT = t.IntType(nullable=False)
-TIMESTAMP = t.TimestampType(3)
 PARTITION_PATH_SEPARATOR = "/"
 
 
@@ -118,29 +122,7 @@ def read_snapshot_entries(
 # files
 # --------------------------------------------------------------------------------------------
 
-FILES_COLUMNS = (
-    ("partition", string_type()),
-    ("bucket", INT),
-    ("file_path", string_type(False)),
-    ("file_format", string_type(False)),
-    ("schema_id", BIGINT),
-    ("level", INT),
-    ("record_count", BIGINT),
-    ("file_size_in_bytes", BIGINT),
-    ("min_key", string_type()),
-    ("max_key", string_type()),
-    ("null_value_counts", string_type(False)),
-    ("min_value_stats", string_type(False)),
-    ("max_value_stats", string_type(False)),
-    ("min_sequence_number", NULLABLE_BIGINT),
-    ("max_sequence_number", NULLABLE_BIGINT),
-    ("creation_time", TIMESTAMP),
-    ("deleteRowCount", t.BigIntType()),
-    ("file_source", string_type()),
-    ("first_row_id", t.BigIntType()),
-    ("write_cols", t.ArrayType(string_type())),
-)
-FILES_0_9 = tuple(name for name, _ in FILES_COLUMNS[:16])
+FILES_0_9 = column_names(FILES_0_9_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -302,18 +284,7 @@ def read_files_table(
 # manifests
 # --------------------------------------------------------------------------------------------
 
-MANIFESTS_COLUMNS = (
-    ("file_name", string_type(False)),
-    ("file_size", BIGINT),
-    ("num_added_files", BIGINT),
-    ("num_deleted_files", BIGINT),
-    ("schema_id", BIGINT),
-    ("min_partition_stats", string_type()),
-    ("max_partition_stats", string_type()),
-    ("min_row_id", NULLABLE_BIGINT),
-    ("max_row_id", NULLABLE_BIGINT),
-)
-MANIFESTS_0_9 = tuple(name for name, _ in MANIFESTS_COLUMNS[:5])
+MANIFESTS_0_9 = column_names(MANIFESTS_0_9_COLUMNS)
 
 
 def resolve_manifests_snapshot(
@@ -418,21 +389,7 @@ def compute_totals(
     return {key: value for key, value in totals.items() if value.file_count > 0}
 
 
-PARTITIONS_COLUMNS = (
-    ("partition", string_type()),
-    ("record_count", BIGINT),
-    ("file_size_in_bytes", BIGINT),
-    ("file_count", BIGINT),
-    ("last_update_time", TIMESTAMP),
-    ("created_at", TIMESTAMP),
-    ("created_by", string_type()),
-    ("updated_by", string_type()),
-    ("options", string_type()),
-    ("total_buckets", t.IntType()),
-    ("done", t.BooleanType()),
-    ("deleted_record_count", NULLABLE_BIGINT),
-)
-PARTITIONS_0_9 = tuple(name for name, _ in PARTITIONS_COLUMNS[:5])
+PARTITIONS_0_9 = column_names(PARTITIONS_0_9_COLUMNS)
 
 
 def format_partition_path(schema: TableSchema, partition: Row) -> str:
@@ -504,16 +461,7 @@ def read_partitions_table(
     return SystemTableRows(fields, compute_rows(fields, values))
 
 
-BUCKETS_FIELDS = compute_fields(
-    [
-        ("partition", string_type()),
-        ("bucket", INT),
-        ("record_count", BIGINT),
-        ("file_size_in_bytes", BIGINT),
-        ("file_count", BIGINT),
-        ("last_update_time", TIMESTAMP),
-    ]
-)
+BUCKETS_FIELDS = compute_fields(BUCKETS_COLUMNS)
 
 
 def read_buckets_table(
@@ -547,21 +495,7 @@ def read_buckets_table(
 # table_indexes
 # --------------------------------------------------------------------------------------------
 
-TABLE_INDEXES_FIELDS = compute_fields(
-    [
-        ("partition", string_type()),
-        ("bucket", INT),
-        ("index_type", string_type(False)),
-        ("file_name", string_type(False)),
-        ("file_size", BIGINT),
-        ("row_count", BIGINT),
-        ("dv_ranges", t.ArrayType(compute_deletion_vector_meta_type(LATEST_FIELD_SET))),
-        ("row_range_start", NULLABLE_BIGINT),
-        ("row_range_end", NULLABLE_BIGINT),
-        ("index_field_id", t.IntType()),
-        ("index_field_name", string_type()),
-    ]
-)
+TABLE_INDEXES_FIELDS = compute_fields(TABLE_INDEXES_COLUMNS)
 
 
 def read_table_indexes_table(

@@ -17,27 +17,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from reference.io import FileIO
-from reference.spec import types as t
 from reference.spec.data import Row
+from reference.spec.system_table_columns import (
+    ALL_TABLE_OPTIONS_COLUMNS,
+    OPTIONS_COLUMNS,
+)
 from reference.store import metadata
 from reference.system_tables.common import (
     SystemTableRows,
     compute_fields,
     order_as_hash_map,
-    string_type,
 )
 
-ALL_TABLE_OPTIONS_FIELDS = compute_fields(
-    [
-        ("database_name", t.VarCharType(t.MAX_LENGTH)),
-        ("table_name", t.VarCharType(t.MAX_LENGTH)),
-        ("key", t.VarCharType(t.MAX_LENGTH)),
-        ("value", t.VarCharType(t.MAX_LENGTH)),
-    ]
-)
-CATALOG_OPTIONS_FIELDS = compute_fields(
-    [("key", string_type(False)), ("value", string_type(False))]
-)
+ALL_TABLE_OPTIONS_FIELDS = compute_fields(ALL_TABLE_OPTIONS_COLUMNS)
+CATALOG_OPTIONS_FIELDS = compute_fields(OPTIONS_COLUMNS)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,19 @@ from reference.spec.json_format import decode_json_object, encode_json
 from reference.spec.options import FIELD_OPTION_MIN_PARTS
 from reference.spec.schema import TableSchema
 from reference.spec.snapshot import Snapshot, Tag
+from reference.spec.system_table_columns import (
+    AGGREGATION_COLUMNS,
+    BRANCHES_COLUMNS,
+    BRANCHES_MAIN,
+    CONSUMERS_COLUMNS,
+    OPTIONS_COLUMNS,
+    SCHEMAS_COLUMNS,
+    SNAPSHOTS_0_9_COLUMNS,
+    SNAPSHOTS_COLUMNS,
+    STATISTICS_COLUMNS,
+    TAGS_COLUMNS,
+    column_names,
+)
 from reference.spec.units import NANOS_PER_MILLI, format_java_duration
 from reference.store import consumers, metadata
 from reference.system_tables.common import (
@@ -53,37 +66,13 @@ from reference.system_tables.common import (
     order_as_hash_map,
     resolve_travel_snapshot,
     select_columns,
-    string_type,
 )
-
-BIGINT = t.BigIntType(nullable=False)
-NULLABLE_BIGINT = t.BigIntType()
-TIMESTAMP = t.TimestampType(3, nullable=False)
-NULLABLE_TIMESTAMP = t.TimestampType(3)
 
 # --------------------------------------------------------------------------------------------
 # snapshots
 # --------------------------------------------------------------------------------------------
 
-SNAPSHOTS_COLUMNS = (
-    ("snapshot_id", BIGINT),
-    ("schema_id", BIGINT),
-    ("commit_user", string_type(False)),
-    ("commit_identifier", BIGINT),
-    ("commit_kind", string_type(False)),
-    ("commit_time", TIMESTAMP),
-    ("base_manifest_list", string_type(False)),
-    ("delta_manifest_list", string_type(False)),
-    ("changelog_manifest_list", string_type()),
-    ("total_record_count", NULLABLE_BIGINT),
-    ("delta_record_count", NULLABLE_BIGINT),
-    ("changelog_record_count", NULLABLE_BIGINT),
-    ("watermark", NULLABLE_BIGINT),
-    ("next_row_id", NULLABLE_BIGINT),
-    ("operation", string_type()),
-    ("writer_version", string_type()),
-)
-SNAPSHOTS_0_9 = tuple(name for name, _ in SNAPSHOTS_COLUMNS[:13])
+SNAPSHOTS_0_9 = column_names(SNAPSHOTS_0_9_COLUMNS)
 
 
 def compute_snapshot_values(snapshot: Snapshot) -> dict[str, Value]:
@@ -124,17 +113,7 @@ def read_snapshots_table(
 # schemas and options
 # --------------------------------------------------------------------------------------------
 
-SCHEMAS_FIELDS = compute_fields(
-    [
-        ("schema_id", BIGINT),
-        ("fields", string_type(False)),
-        ("partition_keys", string_type(False)),
-        ("primary_keys", string_type(False)),
-        ("options", string_type(False)),
-        ("comment", string_type()),
-        ("update_time", TIMESTAMP),
-    ]
-)
+SCHEMAS_FIELDS = compute_fields(SCHEMAS_COLUMNS)
 
 
 def compute_schema_row(schema: TableSchema) -> Row:
@@ -157,7 +136,7 @@ def read_schemas_table(file_io: FileIO, table_root: str) -> SystemTableRows:
     return SystemTableRows(SCHEMAS_FIELDS, [compute_schema_row(s) for s in schemas])
 
 
-OPTIONS_FIELDS = compute_fields([("key", string_type(False)), ("value", string_type(False))])
+OPTIONS_FIELDS = compute_fields(OPTIONS_COLUMNS)
 
 
 def compute_option_rows(options: Mapping[str, str]) -> list[Row]:
@@ -173,17 +152,7 @@ def read_options_table(file_io: FileIO, table_root: str) -> SystemTableRows:
 # tags
 # --------------------------------------------------------------------------------------------
 
-TAGS_FIELDS = compute_fields(
-    [
-        ("tag_name", string_type(False)),
-        ("snapshot_id", BIGINT),
-        ("schema_id", BIGINT),
-        ("commit_time", TIMESTAMP),
-        ("record_count", NULLABLE_BIGINT),
-        ("create_time", NULLABLE_TIMESTAMP),
-        ("time_retained", string_type()),
-    ]
-)
+TAGS_FIELDS = compute_fields(TAGS_COLUMNS)
 
 
 def compute_tag_row(name: str, tag: Tag) -> Row:
@@ -209,14 +178,6 @@ def read_tags_table(file_io: FileIO, table_root: str) -> SystemTableRows:
 # --------------------------------------------------------------------------------------------
 # branches
 # --------------------------------------------------------------------------------------------
-
-BRANCHES_COLUMNS = (
-    ("branch_name", string_type(False)),
-    ("created_from_tag", string_type()),
-    ("created_from_snapshot", NULLABLE_BIGINT),
-    ("create_time", TIMESTAMP),
-)
-BRANCHES_MAIN = ("branch_name", "create_time")
 
 
 def read_modification_millis(file_io: FileIO, path: str) -> int:
@@ -283,9 +244,7 @@ def read_branches_table(
 # consumers
 # --------------------------------------------------------------------------------------------
 
-CONSUMERS_FIELDS = compute_fields(
-    [("consumer_id", string_type(False)), ("next_snapshot_id", BIGINT)]
-)
+CONSUMERS_FIELDS = compute_fields(CONSUMERS_COLUMNS)
 
 
 def read_consumers_table(file_io: FileIO, table_root: str) -> SystemTableRows:
@@ -300,15 +259,7 @@ def read_consumers_table(file_io: FileIO, table_root: str) -> SystemTableRows:
 # aggregation_fields
 # --------------------------------------------------------------------------------------------
 
-AGGREGATION_FIELDS = compute_fields(
-    [
-        ("field_name", string_type(False)),
-        ("field_type", string_type(False)),
-        ("function", string_type()),
-        ("function_options", string_type()),
-        ("comment", string_type()),
-    ]
-)
+AGGREGATION_FIELDS = compute_fields(AGGREGATION_COLUMNS)
 
 
 def compute_field_options(options: Mapping[str, str]) -> dict[str, list[tuple[str, str]]]:
@@ -347,15 +298,7 @@ def read_aggregation_fields_table(file_io: FileIO, table_root: str) -> SystemTab
 # statistics
 # --------------------------------------------------------------------------------------------
 
-STATISTICS_FIELDS = compute_fields(
-    [
-        ("snapshot_id", BIGINT),
-        ("schema_id", BIGINT),
-        ("mergedRecordCount", NULLABLE_BIGINT),
-        ("mergedRecordSize", NULLABLE_BIGINT),
-        ("colstat", string_type()),
-    ]
-)
+STATISTICS_FIELDS = compute_fields(STATISTICS_COLUMNS)
 
 
 def read_statistics_table(
