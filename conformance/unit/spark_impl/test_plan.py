@@ -8,6 +8,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -244,3 +245,19 @@ def test_pack_files_is_ordered_bin_packing(sizes: list[int], expected: list[int]
     """Target 8, open-file cost 4: a bin closes when the next file would take it past 8."""
     refs = [DataFileRef(f"f{i}", 0, 0, 1, i, file_size=size) for i, size in enumerate(sizes)]
     assert [len(b) for b in pack_files(refs, 8, 4)] == expected
+
+
+@pytest.mark.spark
+def test_the_paimon_source_reads_packed_splits_as_tasks(spark: Any, tmp_path: Path) -> None:
+    """Through ``format("paimon")``: an append bucket of four files packed two to a split is
+    read by two tasks, and the rows are the ones written (each file read once)."""
+    root = str(tmp_path / "packed")
+    options = {**INDEX_OPTIONS, "source.split.target-size": "8 mb"}
+    table = Table.create(LocalFileIO(), root, INDEX_FIELDS, options=options)
+    for commit in range(4):
+        table.write_and_commit([(k, f"value-{k}") for k in range(commit * 50, commit * 50 + 50)])
+    frame = spark.read.format("paimon").load(root)
+    assert frame.rdd.getNumPartitions() == 2
+    assert Counter(tuple(r) for r in frame.collect()) == Counter(
+        (k, f"value-{k}") for k in range(200)
+    )
