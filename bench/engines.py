@@ -400,8 +400,12 @@ def with_system_columns(data: pa.Table, first_sequence: int) -> pa.Table:
 
 
 def spark_point_query(spark: Any, root: str, value: str) -> w.Checksum:
-    frame = spark.read.format("paimon").load(root)
-    return w.spark_checksum(frame.filter(frame[f.INDEX_COLUMN] == value))
+    """``read_table`` with the filter as part of the DataFrame, so the plan is pruned by the
+    statistics and the embedded bloom filters (a filter Spark pushes into ``format("paimon")``
+    prunes nothing: Spark may reuse that plan for another query)."""
+    import spark_impl  # noqa: PLC0415
+
+    return w.spark_checksum(spark_impl.read_table(spark, root, [(f.INDEX_COLUMN, "=", value)]))
 
 
 def reference_point_query(root: str, value: str) -> w.Checksum:

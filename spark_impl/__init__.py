@@ -27,7 +27,7 @@ Entry points (pyspark is imported lazily)::
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from spark_impl.workers import require_worker_modules
@@ -51,12 +51,15 @@ def write_table(
     jobs.write_table(df, path, mode, options)
 
 
-def read_table(spark: Any, path: str, **options: str) -> Any:
+def read_table(
+    spark: Any, path: str, filters: Sequence[tuple[str, str, Any]] = (), **options: str
+) -> Any:
     """The table as one DataFrame, splits that need no merge read by Spark's own Parquet/ORC
-    reader (see :func:`spark_impl.native_read.read_table`)."""
+    reader; ``filters`` (``[("v", "=", "x"), ...]``) prune the plan and filter the rows (see
+    :func:`spark_impl.native_read.read_table`)."""
     from spark_impl import native_read  # noqa: PLC0415
 
-    return native_read.read_table(spark, path, **options)
+    return native_read.read_table(spark, path, filters, **options)
 
 
 def read_stream(spark: Any, path: str, options: Mapping[str, str] | None = None) -> Any:

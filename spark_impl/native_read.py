@@ -63,9 +63,17 @@ from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.fallback import plan_with_fallback
 from spark_impl.options import check_option_names, resolve_time_travel
-from spark_impl.plan import DataFileRef, ReadPlan, Split, TimeTravel, plan_read
+from spark_impl.plan import (
+    DataFileRef,
+    ReadPlan,
+    Split,
+    TimeTravel,
+    plan_read,
+    resolve_read_schema,
+)
 from spark_impl.read import IndexFileCache, read_deleted_positions, read_split
 from spark_impl.read_files import is_arrow_cast_exact
+from spark_impl.read_filters import FilterTuple, check_filter, to_condition, to_read_predicate
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
 
 NATIVE_FORMATS = frozenset({"parquet", "orc"})
@@ -389,14 +397,24 @@ def read_plan(spark: Any, plan: ReadPlan, options: Mapping[str, str]) -> Any:
     return native
 
 
-def read_table(spark: Any, path: str, **options: str) -> Any:
+def read_table(spark: Any, path: str, filters: Sequence[FilterTuple] = (), **options: str) -> Any:
     """The table at ``path`` as one DataFrame (rules 1-6); ``options`` are those of
-    ``spark.read.format("paimon")`` (time travel, S3 settings). With ``scan.fallback-branch``
-    the partitions main lacks come from the fallback branch's plan
+    ``spark.read.format("paimon")`` (time travel, S3 settings). ``filters`` belong to this
+    DataFrame: they prune the plan and Spark applies them (:mod:`spark_impl.read_filters`).
+    With ``scan.fallback-branch`` the partitions main lacks come from the fallback branch's plan
     (:func:`spark_impl.fallback.plan_with_fallback`), read the same way and unioned."""
     root = path.rstrip("/")
     file_io = file_io_for(root, options)
     travel = parse_travel(options)
-    plans = plan_with_fallback(file_io, root, travel, plan_read(file_io, root, travel))
-    frames = [read_plan(spark, plan, options) for plan in plans]
-    return union_all(frames)
+    predicate = None
+    if filters:
+        schema = decode_schema(resolve_read_schema(file_io, root, travel or TimeTravel())[1])
+        types = {f.name: f.type for f in schema.fields}
+        filters = [check_filter(item, types) for item in filters]
+        predicate = to_read_predicate(filters, types)
+    main = plan_read(file_io, root, travel, predicate=predicate)
+    frames = [
+        read_plan(spark, plan, options) for plan in plan_with_fallback(file_io, root, travel, main)
+    ]
+    frame = union_all(frames)
+    return frame.where(to_condition(filters)) if filters and frame is not None else frame
