@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.engines import ENGINE_NAMES
+from bench.features import POINT_QUERY_COUNT
 
 PINNED_ONE_CORE = "spark-1core"
 """spark_impl at local[1] in a run pinned to one core (``taskset -c 0``): local[1] alone is
@@ -674,7 +675,8 @@ def memory_target(found: dict[Any, Result]) -> Target:
 
 POINT_QUERY_TARGET_SECONDS = 0.5
 """Issue 20: W5's point queries at 1M rows within this wall time (the report's W5 point-query
-figure, the one the issue quotes as today's 2.25 s)."""
+figure, the one the issue quotes as today's 2.25 s: all of bench.features.POINT_QUERY_COUNT
+queries, one after another)."""
 NATIVE_TARGET_ROWS = 10_000_000
 """Issue 20 states its ratio targets for 10M rows."""
 
@@ -691,7 +693,12 @@ def point_query_target(found: dict[Any, Result]) -> Target:
     if seconds is None:
         return Target(name, "not measured", "")
     status = compare(seconds, POINT_QUERY_TARGET_SECONDS)
-    return Target(name, status, f"1M: {format_seconds(seconds)} s")
+    each = format_seconds(seconds / POINT_QUERY_COUNT)
+    return Target(
+        name,
+        status,
+        f"1M: {format_seconds(seconds)} s ({POINT_QUERY_COUNT} queries, {each} s each)",
+    )
 
 
 def side_by_side(runs: Sequence[Run]) -> dict[tuple[int, str, str, str], Result]:
