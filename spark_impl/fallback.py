@@ -102,8 +102,8 @@ class BranchView:
             raise AttributeError(name)
         operation = getattr(self.file_io, name)
 
-        def on_branch(path: str, *args: Any) -> Any:
-            return operation(self.map(path), *args)
+        def on_branch(path: str, *args: Any, **kwargs: Any) -> Any:
+            return operation(self.map(path), *args, **kwargs)
 
         return on_branch
 
