@@ -23,9 +23,11 @@ Rules:
 
 from __future__ import annotations
 
+import datetime
 import functools
 import operator
 from collections.abc import Callable, Collection, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from reference.errors import InvalidOptionError
@@ -58,6 +60,8 @@ COMPARE: Mapping[str, Callable[[Any, Any], Any]] = {
 FILTERS_ARGUMENT = "filters"
 FILTER_TUPLE_LENGTH = 3
 """(column, operator, value)."""
+LITERAL_TYPES = (bool, int, float, str, bytes, Decimal, datetime.date, type(None))
+"""Python values Spark turns into a SQL literal (``datetime.datetime`` is a ``date``)."""
 
 
 def check_filter(item: object, columns: Collection[str]) -> FilterTuple:
@@ -70,8 +74,17 @@ def check_filter(item: object, columns: Collection[str]) -> FilterTuple:
     if op not in SOURCE_FILTERS and op not in NEGATIONS:
         known = ", ".join([*SOURCE_FILTERS, *NEGATIONS])
         raise InvalidOptionError(FILTERS_ARGUMENT, repr(item), f"operator {op!r} is not {known}")
-    if NEGATIONS.get(op, op) == "in" and not isinstance(value, (list, tuple, set, frozenset)):
+    is_list = NEGATIONS.get(op, op) == "in"
+    if is_list and not isinstance(value, (list, tuple, set, frozenset)):
         raise InvalidOptionError(FILTERS_ARGUMENT, repr(item), f"'{op}' takes a list of values")
+    for literal in value if is_list else (value,):
+        if not isinstance(literal, LITERAL_TYPES):
+            kind = type(literal).__name__
+            raise InvalidOptionError(
+                FILTERS_ARGUMENT,
+                repr(item),
+                f"column {name!r}: a value of type {kind} is not a SQL literal",
+            )
     return name, op, value
 
 

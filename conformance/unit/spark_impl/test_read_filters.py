@@ -4,6 +4,8 @@ test_native_read.py::test_read_table_filters_answer_as_the_reference)."""
 
 from __future__ import annotations
 
+import datetime
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -37,6 +39,11 @@ def test_each_operator_becomes_the_predicate_spark_would_push() -> None:
     )
 
 
+def test_literal_values_pass_the_check() -> None:
+    for value in (1, 2.5, "a", b"x", Decimal("1.5"), datetime.date(2024, 1, 1), None):
+        assert check_filter(("k", "=", value), TYPES) == ("k", "=", value)
+
+
 def test_a_literal_without_an_exact_paimon_value_prunes_nothing() -> None:
     assert to_read_predicate([("k", "=", "3")], TYPES) is None
     assert to_read_predicate([("k", "=", "3"), ("k", ">", 1)], TYPES) == Leaf(
@@ -51,6 +58,8 @@ def test_a_literal_without_an_exact_paimon_value_prunes_nothing() -> None:
         (("k", "~", 1), "operator '~'"),
         (("k", "in", 1), "takes a list"),
         (("k", "="), "expected (column, operator, value)"),
+        (("k", "=", object()), "column 'k': a value of type object is not a SQL literal"),
+        (("v", "in", ["a", ["b"]]), "column 'v': a value of type list is not a SQL literal"),
     ],
 )
 def test_bad_filters_are_named(item: Any, reason: str) -> None:
