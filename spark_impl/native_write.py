@@ -20,8 +20,10 @@ Rules:
    Java's ``ParquetRowDataWriter``), STRING, BYTES, DATE and TIMESTAMP(4..6) (INT64
    microseconds; Spark writes no millisecond or nanosecond timestamps without a session
    setting, so TIMESTAMP(0..3) and (7..9) go through Python).
-2. NOT NULL columns are checked in the JVM (``raise_error`` naming the column) before a row is
-   written; the frame's columns are selected by the table's names and cast to its types.
+2. NOT NULL columns are checked in the JVM (``raise_error`` naming the column, turned into
+   ``SpecViolation``) before a row is written; the frame's columns are selected by the table's
+   names and cast to its types. A column the frame already declares with the table's type
+   is not cast, and one it declares non-nullable is not checked (Spark folds both away).
 3. Spark writes the rows into a staging directory under the table root, split by partition
    and bucket (``partitionBy`` on copies of the partition columns and the bucket, so the data
    files keep every table column as Paimon's do). Each file is then renamed into its
@@ -40,6 +42,7 @@ Rules:
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Mapping, Sequence
@@ -51,7 +54,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from reference import layout
-from reference.errors import UnsupportedFeature
+from reference.errors import SpecViolation, UnsupportedFeature
 from reference.io import LOCAL_SCHEMES, file_io_for, split_scheme
 from reference.spec import types as t
 from reference.spec.binary_row import SERIALIZED_EMPTY_ROW, serialize_binary_row
@@ -139,44 +142,84 @@ def native_write_refusal(schema: TableSchema, table_root: str) -> str | None:
 # --------------------------------------------------------------------------------------------
 
 
-def prepare_frame(df: Any, schema: TableSchema) -> Any:
-    """Rule 2 and the split columns of rule 3: table columns (NOT NULL checked), the partition
-    copies and the bucket."""
+def table_column(data_field: t.DataField, given: Any) -> Any:
+    """Rule 2 for one column: the frame's column ``given`` (its Spark ``StructField``, ``None``
+    when the frame has no field of exactly that name) as the table's column.
+
+    The cast is left out where the frame's column already has the table's Spark type, and the
+    NOT NULL check where the frame declares the column non-nullable: Spark's optimizer folds
+    both away for such a column (``SimplifyCasts``; ``NullPropagation`` makes ``isnull`` of a
+    non-nullable column false), so the written rows are the same and the driver builds and
+    analyses fewer expressions (Java ``AppendOnlyWriter`` checks NOT NULL per row; here the
+    frame's schema, which Spark itself relies on, stands for rows it declares non-null)."""
+    from pyspark.sql import functions as F  # noqa: PLC0415 (pyspark is optional)
+
+    from spark_impl.spark_types import to_spark_type  # noqa: PLC0415
+
+    column = F.col(f"`{data_field.name}`")
+    spark_type = to_spark_type(data_field.type)
+    if given is None or given.dataType != spark_type:
+        column = column.cast(spark_type)
+    if not data_field.type.nullable and (given is None or given.nullable):
+        message = f"column '{data_field.name}' is NOT NULL: a row has a null value"
+        column = F.when(column.isNull(), F.raise_error(F.lit(message))).otherwise(column)
+    return column
+
+
+def prepare_frame(df: Any, schema: TableSchema, *, bucket_column: bool = True) -> Any:
+    """Rule 2 and the split columns of rule 3, in one projection: table columns (NOT NULL
+    checked), the partition copies and (unless ``bucket_column`` is false, for a table
+    :func:`is_single_directory` stages without it) the bucket."""
     from pyspark.sql import functions as F  # noqa: PLC0415 (pyspark is optional)
 
     from spark_impl.jvm_bucket import with_jvm_bucket  # noqa: PLC0415
-    from spark_impl.spark_types import to_spark_type  # noqa: PLC0415
 
-    columns = []
-    for data_field in schema.fields:
-        column = F.col(f"`{data_field.name}`").cast(to_spark_type(data_field.type))
-        if not data_field.type.nullable:
-            message = f"column '{data_field.name}' is NOT NULL: a row has a null value"
-            column = F.when(column.isNull(), F.raise_error(F.lit(message))).otherwise(column)
-        columns.append(column.alias(data_field.name))
-    frame = df.select(*columns)
-    for index, key in enumerate(schema.partition_keys):
-        frame = frame.withColumn(f"{PARTITION_COPY_PREFIX}{index}", F.col(f"`{key}`"))
-    if schema.core_options.bucket == UNAWARE_BUCKET:
-        return frame.withColumn(BUCKET_DIR_COLUMN, F.lit(0))
-    return with_jvm_bucket(frame, schema, BUCKET_DIR_COLUMN)
+    given = {f.name: f for f in df.schema.fields}
+    columns = {f.name: table_column(f, given.get(f.name)) for f in schema.fields}
+    selected = [column.alias(name) for name, column in columns.items()]
+    selected += [
+        columns[key].alias(f"{PARTITION_COPY_PREFIX}{index}")
+        for index, key in enumerate(schema.partition_keys)
+    ]
+    if schema.core_options.bucket != UNAWARE_BUCKET:
+        return with_jvm_bucket(df.select(*selected), schema, BUCKET_DIR_COLUMN)
+    if bucket_column:
+        selected.append(F.lit(0).alias(BUCKET_DIR_COLUMN))
+    return df.select(*selected)
+
+
+def is_single_directory(schema: TableSchema) -> bool:
+    """An unpartitioned bucket-unaware table: every file goes to ``bucket-0``."""
+    return not schema.partition_keys and schema.core_options.bucket == UNAWARE_BUCKET
+
+
+NOT_NULL_FAILURE = re.compile(r"column '(.+?)' is NOT NULL: a row has a null value")
+"""The message of rule 2's NOT NULL check, as Spark's error carries it."""
 
 
 def stage(frame: Any, staging: str, schema: TableSchema) -> None:
-    """Rule 3: Spark's Parquet writer, one directory per partition and bucket."""
+    """Rule 3: Spark's Parquet writer, one directory per partition and bucket. A null in a
+    NOT NULL column (rule 2) fails it with ``SpecViolation`` naming the column."""
     split_columns = [
         *(f"{PARTITION_COPY_PREFIX}{i}" for i in range(len(schema.partition_keys))),
         BUCKET_DIR_COLUMN,
     ]
-    if not schema.partition_keys and schema.core_options.bucket == UNAWARE_BUCKET:
+    if is_single_directory(schema):
         # One directory: partitionBy would make Spark sort every task's rows by a constant.
-        frame, split_columns = frame.drop(BUCKET_DIR_COLUMN), []
-        staging = f"{staging}/{BUCKET_DIR_COLUMN}=0"
+        if BUCKET_DIR_COLUMN in frame.columns:
+            frame = frame.drop(BUCKET_DIR_COLUMN)
+        split_columns, staging = [], f"{staging}/{BUCKET_DIR_COLUMN}=0"
     codec = NATIVE_CODECS[schema.core_options.file_compression.lower()]
     writer = frame.write.mode("overwrite").option("compression", codec)
     # No shuffle: each task writes its rows into the directories of the partitions and buckets
     # it holds (Spark sorts within the task), as df.write.parquet does.
-    (writer.partitionBy(*split_columns) if split_columns else writer).parquet(staging)
+    try:
+        (writer.partitionBy(*split_columns) if split_columns else writer).parquet(staging)
+    except Exception as error:
+        found = NOT_NULL_FAILURE.search(str(error))
+        if found is None:
+            raise
+        raise SpecViolation(found.group(0), code="NULL_IN_NOT_NULL_COLUMN") from None
 
 
 @dataclass(frozen=True)
@@ -400,7 +443,8 @@ def write_table(
     staging = os.path.join(local_root, f"{STAGING_PREFIX}{uuid.uuid4()}")
     placed: list[PlacedFile] = []
     try:
-        stage(prepare_frame(df, schema), staging, schema)
+        frame = prepare_frame(df, schema, bucket_column=not is_single_directory(schema))
+        stage(frame, staging, schema)
         placed = place_all(list_staged(staging), plan, schema)
         overwrite = Overwrite({}) if mode == "overwrite" else None
         return commit_write(file_io, root, to_messages(placed, schema), overwrite=overwrite)
