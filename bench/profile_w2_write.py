@@ -5,9 +5,9 @@
 For each size, in one ``local[2]`` session, alternating, best of :data:`ROUNDS`: (a)
 ``df.write.parquet`` (zstd) of W2's frame, (b) ``prepare_frame(df)`` written the same way, (c)
 ``stage`` of the prepared frame, (d) the whole ``native_write.write_table`` into a fresh W2
-table; then the driver-side steps of (d) (``plan_read``, ``list_staged``, ``place_all`` with
-the footer reads and renames, ``commit_write``), timed by wrapping them in the module, and the
-1-minute load.
+table; then the driver-side steps, timed by wrapping them in the module: ``prepare_frame``
+(building and analysing the projection), ``plan_read``, ``list_staged``, ``place_all`` (footer
+reads and renames) and ``commit_write``; and the 1-minute load.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from bench import workloads as w
 
 ROUNDS = 3
 DEFAULT_SIZES = (1_000_000, 2_000_000)
-DRIVER_STEPS = ("plan_read", "list_staged", "place_all", "commit_write")
+DRIVER_STEPS = ("prepare_frame", "plan_read", "list_staged", "place_all", "commit_write")
 
 
 def timed(steps: dict[str, list[float]], name: str, function: Callable[..., Any]) -> Any:
@@ -86,7 +86,8 @@ def run_size(spark: Any, rows: int, steps: dict[str, list[float]]) -> None:
                 times[name].append(time.perf_counter() - started)
         print(f"rows per commit {rows}, load {os.getloadavg()[0]:.2f}", flush=True)
         for name, values in times.items():
-            print(f"  {name:44s} best {min(values):6.2f} s  ({', '.join(f'{v:.2f}' for v in values)})")
+            rounds = ", ".join(f"{v:.2f}" for v in values)
+            print(f"  {name:44s} best {min(values):6.2f} s  ({rounds})")
         for name in DRIVER_STEPS:
             values = steps.get(name, [])
             print(f"  driver {name:37s} best {min(values):6.3f} s  ({len(values)} calls)")

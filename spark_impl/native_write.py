@@ -142,28 +142,54 @@ def native_write_refusal(schema: TableSchema, table_root: str) -> str | None:
 # --------------------------------------------------------------------------------------------
 
 
-def table_column(data_field: t.DataField, given: Any) -> Any:
-    """Rule 2 for one column: the frame's column ``given`` (its Spark ``StructField``, ``None``
-    when the frame has no field of exactly that name) as the table's column.
+def is_cast_needed(data_field: t.DataField, given: Any) -> bool:
+    """Rule 2: whether the frame's column (its Spark ``StructField``; ``None`` when the frame
+    has no field of exactly that name) needs a cast to the table's Spark type. Where it has
+    that type already Spark's ``SimplifyCasts`` removes the cast anyway."""
+    from spark_impl.spark_types import to_spark_type  # noqa: PLC0415
 
-    The cast is left out where the frame's column already has the table's Spark type, and the
-    NOT NULL check where the frame declares the column non-nullable: Spark's optimizer folds
-    both away for such a column (``SimplifyCasts``; ``NullPropagation`` makes ``isnull`` of a
-    non-nullable column false), so the written rows are the same and the driver builds and
-    analyses fewer expressions (Java ``AppendOnlyWriter`` checks NOT NULL per row; here the
-    frame's schema, which Spark itself relies on, stands for rows it declares non-null)."""
+    return given is None or given.dataType != to_spark_type(data_field.type)
+
+
+def is_check_needed(data_field: t.DataField, given: Any) -> bool:
+    """Rule 2: whether a NOT NULL column needs the per-row check: not where the frame declares
+    it non-nullable, as Spark's ``NullPropagation`` makes ``isnull`` of such a column false
+    anyway (Java ``AppendOnlyWriter`` checks per row; here the frame's schema, which Spark
+    itself relies on, stands for rows it declares non-null)."""
+    return not data_field.type.nullable and (given is None or given.nullable)
+
+
+def table_column(data_field: t.DataField, given: Any) -> Any:
+    """Rule 2 for one column: the frame's column ``given`` as the table's column, cast and
+    NOT NULL checked where needed; fewer expressions mean less driver time building and
+    analysing them, the written rows are the same."""
     from pyspark.sql import functions as F  # noqa: PLC0415 (pyspark is optional)
 
     from spark_impl.spark_types import to_spark_type  # noqa: PLC0415
 
     column = F.col(f"`{data_field.name}`")
-    spark_type = to_spark_type(data_field.type)
-    if given is None or given.dataType != spark_type:
-        column = column.cast(spark_type)
-    if not data_field.type.nullable and (given is None or given.nullable):
+    if is_cast_needed(data_field, given):
+        column = column.cast(to_spark_type(data_field.type))
+    if is_check_needed(data_field, given):
         message = f"column '{data_field.name}' is NOT NULL: a row has a null value"
         column = F.when(column.isNull(), F.raise_error(F.lit(message))).otherwise(column)
     return column
+
+
+def is_taken_as_given(given: Sequence[Any], schema: TableSchema) -> bool:
+    """Whether the frame with the Spark fields ``given`` is the table's rows as they are: the
+    table's columns in its order needing no cast and no check, and no partition copy to add
+    (rule 2 then needs no projection at all)."""
+    return (
+        not schema.partition_keys
+        and len(given) == len(schema.fields)
+        and all(
+            mine.name == theirs.name
+            and not is_cast_needed(mine, theirs)
+            and not is_check_needed(mine, theirs)
+            for mine, theirs in zip(schema.fields, given, strict=True)
+        )
+    )
 
 
 def prepare_frame(df: Any, schema: TableSchema, *, bucket_column: bool = True) -> Any:
@@ -174,8 +200,11 @@ def prepare_frame(df: Any, schema: TableSchema, *, bucket_column: bool = True) -
 
     from spark_impl.jvm_bucket import with_jvm_bucket  # noqa: PLC0415
 
-    given = {f.name: f for f in df.schema.fields}
-    columns = {f.name: table_column(f, given.get(f.name)) for f in schema.fields}
+    given = list(df.schema.fields)
+    if not bucket_column and is_single_directory(schema) and is_taken_as_given(given, schema):
+        return df
+    by_name = {f.name: f for f in given}
+    columns = {f.name: table_column(f, by_name.get(f.name)) for f in schema.fields}
     selected = [column.alias(name) for name, column in columns.items()]
     selected += [
         columns[key].alias(f"{PARTITION_COPY_PREFIX}{index}")
