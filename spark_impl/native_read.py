@@ -20,7 +20,13 @@ Rules of :func:`read_table`:
    one direction: records retracting a row (``_VALUE_KIND`` ``-U`` / ``-D``, which Java's rule
    excludes through ``deleteRowCount``) are filtered out in the JVM, which is what the
    deduplicate and first-row merges make of a key's only record; partial-update and
-   aggregation splits therefore always merge in Python.
+   aggregation splits therefore always merge in Python. *The retract rule*
+   (:func:`may_retract`): that filter, and the ``_VALUE_KIND`` column, are only in the scans of
+   primary-key files whose ``delete_row_count`` is unknown (None, older writers) or positive;
+   a file with ``delete_row_count == 0`` holds only ``+I`` / ``+U`` records (Java
+   ``MergeTreeSplitGenerator.withoutDeleteRow``; the reference's, spark_impl's and Java's
+   writers count every retract record they write), which is every file of a deletion-vector
+   table above level 0 and every fully compacted file.
 3. A raw-convertible split goes native only when Spark reads each of its files exactly as
    Java does (:func:`is_file_native`): a local Parquet or ORC file whose columns have types
    Spark decodes identically (no nested types, timestamps of precision <= 6 and none in ORC),
@@ -28,25 +34,28 @@ Rules of :func:`read_table`:
    (integer widening, integer or float to double), and, with a deletion vector, Parquet (Spark
    exposes ``_metadata.row_index`` for Parquet only). Tables with ``fields.<f>.default-value``,
    data evolution (row tracking) or a non-local root read everything through Python.
-4. Native files are read per (file schema, format) with ``spark.read.schema(<file
-   schema>).parquet/orc(<files>)``, so Catalyst prunes columns and pushes filters into row
-   groups; a projection maps file columns to the read schema by field id (Java
-   ``SchemaEvolutionUtil``): renamed columns aliased, added columns null, casts; the key,
-   ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` columns are not selected.
-5. Deletion vectors are applied in the JVM (Java ``ApplyDeletionVectorReader``): each file's
-   vector, decoded on the driver, becomes a flat bitmap of 64-bit words, one row
-   (file name, words) per file; that relation is broadcast and anti-joined on
-   ``_metadata.file_name`` with the row's bit (``_metadata.row_index``) as the join
-   condition, so the cost per row is one hash probe on the file name and one array read,
-   whatever the number of deleted positions.
+4. Native files are read by :func:`plan_native_scans`' scans, each one
+   ``spark.read.schema(<file schema>).parquet/orc(<files>)`` of one (file schema, format,
+   retract rule), so Catalyst prunes columns and pushes filters into row groups; a projection
+   maps file columns to the read schema by field id (Java ``SchemaEvolutionUtil``): renamed
+   columns aliased, added columns null, casts; the key and ``_SEQUENCE_NUMBER`` columns are
+   never selected.
+5. Deletion vectors are applied in the scan itself (Java ``ApplyDeletionVectorReader``): each
+   file's vector, decoded on the driver, becomes a flat bitmap of 64-bit words; files with a
+   vector are read by scans of their own, at most :data:`MAX_VECTORS_PER_SCAN` files each,
+   whose condition looks the row's bitmap up by ``_metadata.file_name`` in one constant
+   ``MAP<STRING, ARRAY<BIGINT>>`` and tests the bit of ``_metadata.row_index``
+   (:func:`is_kept_row`): no join, no broadcast, and files without a vector pay nothing.
+   A vector deleting no row is ignored; a file whose vector deletes every row is not read.
 6. The other splits are read by :func:`spark_impl.read.read_split` in ``mapInArrow`` tasks, one
    task per split, and the two parts are unioned.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -91,13 +100,14 @@ NATIVE_ROOTS = (
 )
 """Types Spark's Parquet and ORC readers decode exactly as Java Paimon writes them."""
 ADD_KINDS = (RowKind.INSERT.byte_value, RowKind.UPDATE_AFTER.byte_value)
-FILE_NAME_COLUMN = "__paimon_file_name"
-ROW_INDEX_COLUMN = "__paimon_row_index"
-DELETED_FILE_COLUMN = "__paimon_deleted_file"
-DELETED_BITS_COLUMN = "__paimon_deleted_bits"
 WORD_SHIFT = 6
 WORD_BITS = 1 << WORD_SHIFT
 """Deletion bitmaps are tested per 64-bit word (a Spark BIGINT)."""
+BITMAPS_TYPE = "map<string, array<bigint>>"
+"""A scan's deletion bitmaps: file name to the file's words."""
+MAX_VECTORS_PER_SCAN = 8
+"""Files with a vector per scan: a row finds its bitmap by comparing its file name with each
+key of the scan's map, so the cost per row grows with this number."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -203,9 +213,7 @@ def sort_splits(plan: ReadPlan) -> SortedSplits:
 # --------------------------------------------------------------------------------------------
 
 
-def project_to_read_schema(
-    df: Any, file_schema: TableSchema, schema: TableSchema, *, with_row_index: bool
-) -> Any:
+def project_to_read_schema(df: Any, file_schema: TableSchema, schema: TableSchema) -> Any:
     """Rule 4: file columns as read columns by field id (renames, added nulls, casts)."""
     from pyspark.sql import functions as F  # noqa: PLC0415 (pyspark is optional)
 
@@ -223,32 +231,17 @@ def project_to_read_schema(
             if file_field.type.copy(True) != read_field.type.copy(True):
                 column = column.cast(spark_type)
         columns.append(column.alias(read_field.name))
-    if with_row_index:
-        columns.append(F.col("_metadata.file_name").alias(FILE_NAME_COLUMN))
-        columns.append(F.col("_metadata.row_index").alias(ROW_INDEX_COLUMN))
     return df.select(*columns)
 
 
-def read_native_group(
-    spark: Any,
-    paths: Sequence[str],
-    file_format: str,
-    file_schema: TableSchema,
-    schema: TableSchema,
-    *,
-    with_row_index: bool,
-) -> Any:
-    """Rule 4 for the files of one (file schema, format): Spark's reader with the file
-    schema given (no footer inference); primary-key files keep only adding records."""
-    from pyspark.sql import functions as F  # noqa: PLC0415
-
-    fields = list(file_schema.fields)
-    if schema.primary_keys:
-        fields.append(VALUE_KIND_FIELD)
-    df = spark.read.schema(to_spark_schema(fields)).format(file_format).load(list(paths))
-    if schema.primary_keys:
-        df = df.where(F.col(VALUE_KIND_FIELD.name).isin(*ADD_KINDS))
-    return project_to_read_schema(df, file_schema, schema, with_row_index=with_row_index)
+def may_retract(ref: DataFileRef, schema: TableSchema) -> bool:
+    """The retract rule: whether a file may hold ``-U`` / ``-D`` records, so that its scan
+    filters on ``_VALUE_KIND``: a primary-key file whose ``delete_row_count`` is unknown
+    (None: older writers) or positive (Java ``MergeTreeSplitGenerator.withoutDeleteRow``;
+    every writer here counts the retract records it writes)."""
+    if not schema.primary_keys:
+        return False
+    return ref.delete_row_count is None or ref.delete_row_count > 0
 
 
 def compute_deleted_words(positions: np.ndarray, row_count: int) -> np.ndarray:
@@ -261,82 +254,102 @@ def compute_deleted_words(positions: np.ndarray, row_count: int) -> np.ndarray:
     return np.packbits(marks, bitorder="little").view("<i8").astype(np.int64)
 
 
-def deleted_bits_frame(spark: Any, refs: Sequence[DataFileRef], options: Mapping[str, str]) -> Any:
-    """Rule 5: one row per data file with a vector, (file name, bitmap words), decoded on the
-    driver and handed to Spark as one Arrow table (a few rows: Spark broadcasts it cheaply,
-    whatever the number of deleted positions)."""
+def is_every_row_deleted(positions: np.ndarray, row_count: int) -> bool:
+    """Rule 5: whether ascending, distinct ``positions`` cover rows ``0 .. row_count - 1``."""
+    return int(np.searchsorted(positions, row_count)) >= row_count
+
+
+@dataclass
+class NativeScan:
+    """Rule 4: the files one Spark scan reads: one file schema and format, whether they may
+    hold retract records, and the deletion bitmaps of those with a vector, by file name."""
+
+    schema_id: int
+    file_format: str
+    retracts: bool
+    paths: list[str] = field(default_factory=list)
+    bitmaps: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def accepts_vector(self, name: str) -> bool:
+        return len(self.bitmaps) < MAX_VECTORS_PER_SCAN and name not in self.bitmaps
+
+
+def plan_native_scans(
+    refs: Sequence[DataFileRef], schema: TableSchema, options: Mapping[str, str]
+) -> list[NativeScan]:
+    """Rules 4 and 5: the scans of the native files. Files with no vector (or one deleting
+    nothing) share one scan per (file schema, format, retract rule); files with a vector go to
+    scans of at most :data:`MAX_VECTORS_PER_SCAN` of them, with distinct file names; a file
+    whose vector deletes every row is not read."""
+    plain: dict[tuple[int, str, bool], NativeScan] = {}
+    vectored: dict[tuple[int, str, bool], list[NativeScan]] = {}
     cache: IndexFileCache = {}
-    names: list[str] = []
-    words: list[np.ndarray] = []
     for ref in refs:
-        if ref.deletion is None:
-            continue
-        file_io = file_io_for(ref.deletion.path, options)
-        positions = read_deleted_positions(file_io, ref.deletion, cache)
-        names.append(ref.path.rsplit("/", 1)[-1])
-        words.append(compute_deleted_words(positions, ref.row_count))
-    table = pa.table(
-        {
-            DELETED_FILE_COLUMN: pa.array(names, pa.string()),
-            DELETED_BITS_COLUMN: pa.array(words, pa.list_(pa.int64())),
-        }
-    )
-    return spark.createDataFrame(table)
+        name = ref.path.rsplit("/", 1)[-1]
+        key = (ref.schema_id, layout.data_file_format(name), may_retract(ref, schema))
+        positions = np.zeros(0, dtype=np.int64)
+        if ref.deletion is not None:
+            file_io = file_io_for(ref.deletion.path, options)
+            positions = read_deleted_positions(file_io, ref.deletion, cache)
+        if positions.size == 0:
+            plain.setdefault(key, NativeScan(*key)).paths.append(ref.path)
+        elif not is_every_row_deleted(positions, ref.row_count):
+            scans = vectored.setdefault(key, [])
+            if not scans or not scans[-1].accepts_vector(name):
+                scans.append(NativeScan(*key))
+            scans[-1].paths.append(ref.path)
+            scans[-1].bitmaps[name] = compute_deleted_words(positions, ref.row_count)
+    return [*plain.values(), *(scan for scans in vectored.values() for scan in scans)]
 
 
-def is_deleted_row(bits: Any, row_index: Any) -> Any:
-    """Rule 5: whether ``row_index``'s bit is set in the bitmap words ``bits`` (Spark columns)."""
+def bitmaps_literal(bitmaps: Mapping[str, np.ndarray]) -> Any:
+    """Rule 5: the bitmaps as one ``MAP<STRING, ARRAY<BIGINT>>`` constant: ``from_json`` of a
+    JSON text, which the optimizer folds into a literal (the generated code refers to it as
+    one object, whatever its size) instead of one expression per word."""
     from pyspark.sql import functions as F  # noqa: PLC0415
 
-    word = F.element_at(bits, (F.shiftright(row_index, WORD_SHIFT) + 1).cast("int"))
+    text = json.dumps({name: words.tolist() for name, words in bitmaps.items()})
+    return F.from_json(F.lit(text), BITMAPS_TYPE)
+
+
+def is_kept_row(bitmaps: Mapping[str, np.ndarray]) -> Any:
+    """Rule 5: whether the row's bit (``_metadata.row_index``) is clear in its file's bitmap,
+    found by ``_metadata.file_name``: a Spark condition, so the scan's own generated code
+    drops deleted rows (no join, no shuffle, no broadcast)."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    row_index = F.col("_metadata.row_index")
+    words = F.element_at(bitmaps_literal(bitmaps), F.col("_metadata.file_name"))
+    word = F.get(words, F.shiftright(row_index, WORD_SHIFT).cast("int"))
     shifted = F.call_function("shiftright", word, (row_index % WORD_BITS).cast("int"))
-    return shifted.bitwiseAND(F.lit(1)) == 1
+    return shifted.bitwiseAND(F.lit(1)) == 0
 
 
-def drop_deleted_rows(
-    spark: Any, df: Any, refs: Sequence[DataFileRef], options: Mapping[str, str]
-) -> Any:
-    """Rule 5: the rows of ``df`` (read with file name and row index) whose bit is not set in
-    their file's vector: a left anti join with the broadcast bitmaps on the file name, the bit
-    test as the join condition (so no row of positions is ever built or shuffled)."""
+def read_native_scan(spark: Any, scan: NativeScan, plan: ReadPlan) -> Any:
+    """Rules 4 and 5 for one scan: Spark's reader with the file schema given (no footer
+    inference), the retract and deletion conditions, the projection to the read schema."""
     from pyspark.sql import functions as F  # noqa: PLC0415
 
-    bits = F.broadcast(deleted_bits_frame(spark, refs, options))
-    condition = (F.col(FILE_NAME_COLUMN) == F.col(DELETED_FILE_COLUMN)) & is_deleted_row(
-        F.col(DELETED_BITS_COLUMN), F.col(ROW_INDEX_COLUMN)
-    )
-    return df.join(bits, condition, "left_anti")
+    file_schema = decode_schema(plan.file_schema_jsons[scan.schema_id])
+    fields = list(file_schema.fields)
+    if scan.retracts:
+        fields.append(VALUE_KIND_FIELD)
+    reader = spark.read.schema(to_spark_schema(fields)).format(scan.file_format)
+    df = reader.load(list(scan.paths))
+    if scan.retracts:
+        df = df.where(F.col(VALUE_KIND_FIELD.name).isin(*ADD_KINDS))
+    if scan.bitmaps:
+        df = df.where(is_kept_row(scan.bitmaps))
+    return project_to_read_schema(df, file_schema, plan.schema)
 
 
 def read_native_splits(
     spark: Any, plan: ReadPlan, splits: Sequence[Split], options: Mapping[str, str]
 ) -> Any | None:
     """Rules 4 and 5: the native splits' rows, or ``None`` when there are none."""
-    from pyspark.sql import functions as F  # noqa: PLC0415
-
-    schema = plan.schema
-    groups: dict[tuple[int, str, bool], list[DataFileRef]] = {}
-    for split in splits:
-        for ref in split.files:
-            file_format = layout.data_file_format(ref.path.rsplit("/", 1)[-1])
-            key = (ref.schema_id, file_format, ref.deletion is not None)
-            groups.setdefault(key, []).append(ref)
-    frames = []
-    for (schema_id, file_format, has_deletions), refs in sorted(groups.items()):
-        file_schema = decode_schema(plan.file_schema_jsons[schema_id])
-        df = read_native_group(
-            spark,
-            [r.path for r in refs],
-            file_format,
-            file_schema,
-            schema,
-            with_row_index=has_deletions,
-        )
-        if has_deletions:
-            df = drop_deleted_rows(spark, df, refs, options)
-            df = df.select(*[F.col(f"`{f.name}`") for f in schema.fields])
-        frames.append(df)
-    return union_all(frames)
+    refs = [ref for split in splits for ref in split.files]
+    scans = plan_native_scans(refs, plan.schema, options)
+    return union_all([read_native_scan(spark, scan, plan) for scan in scans])
 
 
 def union_all(frames: Sequence[Any]) -> Any | None:

@@ -116,6 +116,8 @@ class DataFileRef:
     write_cols: tuple[str, ...] | None = None
     """Row tracking / data evolution (Paimon 1.x): the file's row ids and the columns it holds."""
     file_size: int = 0
+    delete_row_count: int | None = None
+    """The file's ``-U`` / ``-D`` records (``DataFileMeta.delete_row_count``; None: unknown)."""
 
 
 @dataclass(frozen=True)
@@ -537,6 +539,7 @@ def compute_file_ref(
         max_sequence_number=meta.max_sequence_number,
         write_cols=meta.write_cols,
         file_size=meta.file_size,
+        delete_row_count=meta.delete_row_count,
     )
 
 

@@ -5,19 +5,28 @@ The answers of the hybrid read against the reference are in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from reference.spec import types as t
+from reference.spec.deletion_vector import build_deletion_vector, encode_deletion_vector_file
 from reference.spec.schema import TableSchema
 from spark_impl.native_read import (
+    MAX_VECTORS_PER_SCAN,
+    NativeScan,
     compute_deleted_words,
+    is_every_row_deleted,
     is_evolution_native,
     is_file_native,
     is_raw_convertible,
     is_type_native,
+    may_retract,
+    plan_native_scans,
 )
 from spark_impl.plan import DataFileRef, DeletionFileRef, Split
 
@@ -111,3 +120,106 @@ def test_deleted_positions_as_64_bit_words() -> None:
     assert words.tolist() == [0b1001, 1 - 2**63, 0b10, 0]
     assert compute_deleted_words(np.zeros(0, dtype=np.int64), row_count=0).tolist() == []
     assert compute_deleted_words(np.array([70]), row_count=10).tolist() == [0, 1 << 6]
+
+
+def test_every_row_deleted() -> None:
+    """Rule 5: a vector covering rows 0 .. row_count - 1 (positions beyond do not matter)."""
+    assert is_every_row_deleted(np.arange(10), 10)
+    assert is_every_row_deleted(np.array([*range(10), 15]), 10)
+    assert not is_every_row_deleted(np.arange(9), 10)
+    assert not is_every_row_deleted(np.array([*range(9), 15]), 10)
+
+
+@pytest.mark.parametrize(
+    ("primary_keys", "delete_row_count", "retracts"),
+    [
+        (("k",), 0, False),  # only +I / +U records: no _VALUE_KIND filter
+        (("k",), None, True),  # unknown (older writers): keep the filter
+        (("k",), 3, True),
+        ((), None, False),  # append files have no _VALUE_KIND
+    ],
+)
+def test_retract_rule(
+    primary_keys: tuple[str, ...], delete_row_count: int | None, retracts: bool
+) -> None:
+    file = replace(ref(5), delete_row_count=delete_row_count)
+    assert may_retract(file, schema_of({}, primary_keys)) is retracts
+
+
+def vector_refs(
+    tmp_path: Path, row_count: int, vectors: dict[str, Sequence[int] | None]
+) -> list[DataFileRef]:
+    """Data files of ``row_count`` rows named by ``vectors``' keys (a ``/`` puts one in another
+    bucket), each with a deletion vector of the positions given (None: no vector), all in one
+    index file written by the reference's encoder."""
+    encoded = {
+        name.rsplit("/", 1)[-1]: build_deletion_vector(positions)
+        for name, positions in vectors.items()
+        if positions is not None and "/" not in name
+    }
+    data, ranges = encode_deletion_vector_file(encoded)
+    index = tmp_path / "index-1"
+    index.write_bytes(data)
+    found = {r.data_file_name: DeletionFileRef(str(index), r.offset, r.length) for r in ranges}
+    refs = []
+    for name, positions in vectors.items():
+        directory, _, file_name = name.rpartition("/")
+        deletion = found[file_name] if positions is not None else None
+        path = f"/t/{directory or 'bucket-0'}/{file_name}"
+        refs.append(DataFileRef(path, 0, 5, row_count, 0, deletion, delete_row_count=0))
+    return refs
+
+
+def names_of(scan: NativeScan) -> list[str]:
+    return [path.rsplit("/", 1)[-1] for path in scan.paths]
+
+
+def test_scans_by_deletion_vector(tmp_path: Path) -> None:
+    """Rules 4 and 5: files without a vector, or with one deleting no row, share the plain
+    scan; a file whose vector deletes every row is not read; the others are read by a scan
+    carrying their bitmaps by file name."""
+    refs = vector_refs(
+        tmp_path,
+        100,
+        {
+            "plain.parquet": None,
+            "none-deleted.parquet": [],
+            "all-deleted.parquet": list(range(100)),
+            "some-deleted.parquet": [0, 63, 64, 99],
+        },
+    )
+    plain, vectored = plan_native_scans(refs, schema_of({"deletion-vectors.enabled": "true"}), {})
+    assert names_of(plain) == ["plain.parquet", "none-deleted.parquet"]
+    assert plain.bitmaps == {}
+    assert names_of(vectored) == ["some-deleted.parquet"]
+    words = vectored.bitmaps["some-deleted.parquet"]
+    assert words.tolist() == [1 | (1 << 63) - 2**64, 1 | (1 << 35)]
+
+
+def test_vector_scans_are_bounded_and_names_distinct(tmp_path: Path) -> None:
+    """Rule 5: at most MAX_VECTORS_PER_SCAN files with a vector per scan, and no two of one
+    name (a row finds its bitmap by ``_metadata.file_name``); every file read once."""
+    vectors: dict[str, Sequence[int] | None] = {
+        f"f{i}.parquet": [i] for i in range(MAX_VECTORS_PER_SCAN + 3)
+    }
+    vectors["bucket-1/f0.parquet"] = None  # same name in another bucket, no vector
+    refs = vector_refs(tmp_path, 20, vectors)
+    twin = replace(refs[-1], deletion=refs[0].deletion)  # and one with a vector
+    scans = plan_native_scans([*refs[:-1], twin], schema_of({}, ()), {})
+    assert [len(scan.paths) for scan in scans] == [MAX_VECTORS_PER_SCAN, 4]
+    assert sorted(p for scan in scans for p in scan.paths) == sorted(r.path for r in refs)
+    for scan in scans:
+        assert sorted(scan.bitmaps) == sorted(names_of(scan))
+
+
+def test_scans_by_retract_rule(tmp_path: Path) -> None:
+    """The retract rule: primary-key files whose delete_row_count is 0 are read by a scan
+    without the _VALUE_KIND filter, the others (None, > 0) by one with it."""
+    refs = vector_refs(tmp_path, 10, {"a.parquet": None, "b.parquet": None, "c.parquet": None})
+    counts = [0, None, 2]
+    refs = [replace(r, delete_row_count=c) for r, c in zip(refs, counts, strict=True)]
+    scans = plan_native_scans(refs, schema_of({}), {})
+    assert [(scan.retracts, names_of(scan)) for scan in scans] == [
+        (False, ["a.parquet"]),
+        (True, ["b.parquet", "c.parquet"]),
+    ]
