@@ -12,6 +12,7 @@ the next) and compared with the reference's rows filtered in Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,17 @@ import pytest
 from conformance.differential.compare import as_inserts, describe_difference
 from conformance.differential.workloads import Change
 from conformance.engines.base import arrow_to_changes
+from conformance.unit.reference.store.commit_helpers import Record, message, pk_file
+from reference import layout
 from reference.io import LocalFileIO
 from reference.spec import types as t
 from reference.spec.data import RowKind, Timestamp
+from reference.spec.deletion_vector import (
+    DELETION_VECTORS_INDEX_TYPE,
+    build_deletion_vector,
+    encode_deletion_vector_file,
+)
+from reference.spec.manifest import DeletionVectorMeta, IndexFileMeta
 from reference.spec.predicate import Leaf, PredicateOp
 from reference.spec.schema import AddColumn, RenameColumn, UpdateColumnType
 from reference.table import Table
@@ -123,6 +132,54 @@ def make_pk_deletions(root: str) -> None:
     table.write_and_commit([(k, 10 * k) for k in range(0, 600, 7)])
 
 
+def make_retracts_on_levels(root: str) -> None:
+    """A primary-key table whose only run per partition is one file above level 0 holding
+    ``-D`` / ``-U`` records, as Java's compaction leaves a level-0 file it upgrades to a level
+    below the top: ``a`` with delete_row_count 2, ``b`` the same records with the count unknown
+    (None, as older writers leave it), ``c`` inserts only (0). The native read must drop the
+    retract records of ``a`` and ``b`` (the retract rule)."""
+    fields = (*KV_FIELDS[:2], t.DataField(2, "dt", t.VarCharType(t.MAX_LENGTH, nullable=False)))
+    table = Table.create(
+        IO, root, fields, partition_keys=["dt"], primary_keys=["k", "dt"], options={"bucket": "1"}
+    )
+    kinds = [RowKind.INSERT, RowKind.DELETE, RowKind.UPDATE_AFTER, RowKind.UPDATE_BEFORE]
+    messages = []
+    for dt, level in [("a", 3), ("b", 5), ("c", 5)]:
+        records = [
+            Record((k, f"{dt}{k}", dt), k, kinds[k % 4] if dt != "c" else RowKind.INSERT)
+            for k in range(8)
+        ]
+        meta = pk_file(table, records, level=level, partition=(dt,))
+        if dt == "b":
+            meta = replace(meta, delete_row_count=None)
+        messages.append(message(table, partition=(dt,), new=[meta]))
+    table.commit(messages)
+
+
+def make_vector_edges(root: str) -> None:
+    """An append table with deletion vectors over four files of 100 rows: one whose vector
+    deletes every row, one deleting three rows (63, 64 and 50 of its positions), one whose
+    vector deletes none (an index file written here: no writer writes an empty vector, a
+    reader must accept one), one without a vector."""
+    fields = (t.DataField(0, "k", t.IntType(nullable=False)), t.DataField(1, "v", t.IntType()))
+    options = {"bucket": "-1", "deletion-vectors.enabled": "true"}
+    table = Table.create(IO, root, fields, options=options)
+    bucket = Path(root, "bucket-0")
+    names = []
+    for start in (0, 100, 200, 300):
+        before = set(bucket.glob("*.parquet")) if bucket.exists() else set()
+        table.write_and_commit([(k, -k) for k in range(start, start + 100)])
+        names.extend(p.name for p in set(bucket.glob("*.parquet")) - before)
+    table.delete(Leaf(PredicateOp.LESS_THAN, "k", (100,)))
+    table.delete(Leaf(PredicateOp.IN, "k", (150, 163, 164)))
+    data, ranges = encode_deletion_vector_file({names[2]: build_deletion_vector([])})
+    name = "index-empty-vector-0"
+    IO.write_bytes(layout.index_file_path(root, name), data)
+    metas = tuple(DeletionVectorMeta(r.data_file_name, r.offset, r.length) for r in ranges)
+    index = IndexFileMeta(DELETION_VECTORS_INDEX_TYPE, name, len(data), len(metas), metas)
+    table.commit([message(table, new_index=[index])])
+
+
 TABLES: dict[str, tuple[Callable[[str], None], str]] = {
     "append-partitioned": (
         lambda r: make_kv(r, [], {"bucket": "2", "bucket-key": "k"}, False),
@@ -162,6 +219,8 @@ TABLES: dict[str, tuple[Callable[[str], None], str]] = {
     ),
     "append-deletion-vectors": (make_append_deletions, "native"),
     "pk-deletion-vectors-wide": (make_pk_deletions, "native"),
+    "pk-retracts-on-levels": (make_retracts_on_levels, "native"),
+    "append-vector-edges": (make_vector_edges, "native"),
     "schema-evolved": (make_evolved, "native"),
     "typed": (make_typed, "native"),
 }
@@ -175,7 +234,9 @@ def reference_changes(root: str) -> list[Change]:
     return as_inserts([(kind, tuple(row)) for kind, row in Table.open(IO, root).read().rows])
 
 
-DELETING_KINDS = frozenset({"append-deletion-vectors", "pk-deletion-vectors-wide"})
+DELETING_KINDS = frozenset(
+    {"append-deletion-vectors", "pk-deletion-vectors-wide", "append-vector-edges"}
+)
 
 
 @pytest.mark.parametrize("kind", sorted(TABLES))
@@ -201,6 +262,26 @@ def test_read_table_answers_as_the_reference(spark: Any, tmp_path: Path, kind: s
     ]:
         difference = describe_difference("reference", expected, name, spark_changes(df, fields))
         assert difference is None, difference
+
+
+def test_retract_rule_and_vector_edges_stated_rows(spark: Any, tmp_path: Path) -> None:
+    """The hand-made kinds' rows as stated: retract records dropped whatever the file's
+    delete_row_count says (4, None), kept files whole (0); of the four vector files, the rows
+    left by each vector, and the file whose vector deletes every row not read at all."""
+    import spark_impl  # noqa: PLC0415
+
+    root = str(tmp_path / "retracts")
+    make_retracts_on_levels(root)
+    got = sorted(tuple(row) for row in spark_impl.read_table(spark, root).collect())
+    kept = [(k, f"{dt}{k}", dt) for dt in "ab" for k in (0, 2, 4, 6)]
+    assert got == sorted([*kept, *[(k, f"c{k}", "c") for k in range(8)]])
+    root = str(tmp_path / "edges")
+    make_vector_edges(root)
+    df = spark_impl.read_table(spark, root)
+    assert sorted(row.k for row in df.collect()) == [
+        k for k in range(100, 400) if k not in (150, 163, 164)
+    ]
+    assert len(df.inputFiles()) == 3
 
 
 FILTERS: list[tuple[str, Callable[[tuple[Any, ...]], bool]]] = [
