@@ -41,7 +41,7 @@ PK_FIELDS = (
 BASE_OPTIONS = {"file.format": "parquet", "num-sorted-run.compaction-trigger": "3"}
 KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]] = {
     "partitioned-composite-3": (("dt",), ("dt", "k", "s"), {"bucket": "3", "bucket-key": "k"}),
-    "unpartitioned-1": ((), ("dt", "k"), {"bucket": "1"}),
+    "unpartitioned-1": ((), ("dt", "k"), {"bucket": "1", "bucket-key": "k"}),
     "unpartitioned-3": ((), ("k", "s", "dt"), {"bucket": "3", "bucket-key": "k"}),
 }
 SQL = """
