@@ -63,6 +63,7 @@ from conformance.differential.spark_workloads import (
 )
 from conformance.differential.workloads import Change, Compact, Step, TableSpec, Write
 from conformance.engines.base import arrow_to_changes
+from conformance.spark_settings import session_builder
 from reference import layout
 from reference.errors import PaimonKitError
 from reference.io import LocalFileIO
@@ -142,27 +143,19 @@ class Outcome:
 
 
 SPARK_MASTER = "local[1]"
-SPARK_CONFIG = {
-    "spark.ui.enabled": "false",
-    "spark.ui.showConsoleProgress": "false",
-    "spark.sql.shuffle.partitions": "1",
-    "spark.default.parallelism": "1",
-    "spark.sql.session.timeZone": "UTC",
-}
-"""One core, one shuffle partition: the workloads are tiny, so fewer tasks is faster."""
+SPARK_OVERRIDES = {"spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1"}
+"""One core, one shuffle partition, over the suite's settings (``conformance.spark_settings``):
+the workloads are tiny, so fewer tasks is faster."""
 
 
 @functools.cache
 def spark_session() -> Any:
-    """One local SparkSession for the process (one core, UI off, UTC, one shuffle partition)
-    with ``paimon`` registered; ``getOrCreate`` reuses a session the process already has."""
-    from pyspark.sql import SparkSession  # noqa: PLC0415 (starts a JVM)
-
+    """One local SparkSession for the process (one core, one shuffle partition, the suite's
+    settings: UI off, UTC, no adaptive execution) with ``paimon`` registered; ``getOrCreate``
+    reuses a session the process already has."""
     import spark_impl  # noqa: PLC0415
 
-    builder = SparkSession.builder.master(SPARK_MASTER).appName("paimon-kit-differential")
-    for key, value in SPARK_CONFIG.items():
-        builder = builder.config(key, value)
+    builder = session_builder(SPARK_MASTER, "paimon-kit-differential", **SPARK_OVERRIDES)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     spark_impl.register(session)

@@ -12,15 +12,11 @@ from typing import Any
 import pytest
 
 import spark_impl
+from conformance.spark_settings import session_builder
 from reference.io import LocalFileIO
 from reference.store import metadata, query, scan
 
 PAIMON_CPP_TABLES = ("paimon-cpp", "parquet")
-SESSION_CONFIG = {
-    "spark.ui.enabled": "false",
-    "spark.sql.shuffle.partitions": "2",
-    "spark.sql.session.timeZone": "UTC",
-}
 
 
 def table_roots(third_party: Path) -> list[Path]:
@@ -59,14 +55,10 @@ def reference_reader(reference_store: types.SimpleNamespace) -> ReferenceReader:
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
-    """One local SparkSession (2 cores, UI off) with the ``paimon`` format registered."""
+    """One local SparkSession (2 cores, the suite's settings: ``conformance.spark_settings``)
+    with the ``paimon`` format registered."""
     pytest.importorskip("pyspark")
-    from pyspark.sql import SparkSession  # noqa: PLC0415 (optional dependency)
-
-    builder = SparkSession.builder.master("local[2]").appName("paimon-kit-spark-impl-tests")
-    for key, value in SESSION_CONFIG.items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    session = session_builder("local[2]", "paimon-kit-spark-impl-tests").getOrCreate()
     spark_impl.register(session)
     yield session
     session.stop()

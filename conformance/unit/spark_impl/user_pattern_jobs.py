@@ -30,6 +30,7 @@ from typing import Any
 import pyarrow as pa
 
 import spark_impl
+from conformance.spark_settings import session_builder
 from spark_impl.batch_source import PaimonWriter, plain_options
 from spark_impl.datasource import PaimonDataSource
 
@@ -37,7 +38,10 @@ ROWS = 400
 TASKS = 4
 FAILING_PARTITION = 1
 SLOW_PARTITION = 2
-SLOW_SECONDS = 4.0
+SLOW_SECONDS = 1.0
+"""How long the slow task's first attempt stalls: local mode launches no speculative copy
+(real copies: ``test_speculation_cluster.py``), so a second makes it the slow task as well as
+four did."""
 MASTER = "local[2,4]"
 SPECULATION_CONFIG = {
     "spark.speculation": "true",
@@ -122,12 +126,7 @@ def register_flaky(spark: Any, markers: str) -> None:
 
 def run(warehouse: str) -> dict[str, Any]:
     """Write the three tables; the attempts each task made, by job."""
-    from pyspark.sql import SparkSession  # noqa: PLC0415
-
-    builder = SparkSession.builder.master(MASTER).appName("paimon-kit-user-pattern-jobs")
-    config = {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"}
-    for key, value in {**config, **SPECULATION_CONFIG}.items():
-        builder = builder.config(key, value)
+    builder = session_builder(MASTER, "paimon-kit-user-pattern-jobs", **SPECULATION_CONFIG)
     spark = builder.getOrCreate()
     try:
         spark_impl.register(spark)

@@ -1,0 +1,40 @@
+"""The Spark session settings of the test suite, in one place.
+
+Every SparkSession the test process builds (the differential's ``run_spark.spark_session`` and
+the spark_impl tests' ``spark`` fixture) starts from :data:`TEST_SESSION_CONFIG`. One pytest
+process holds one SparkContext: the first builder creates it, later ``getOrCreate`` calls reuse
+it and apply their SQL settings (shuffle partitions, adaptive execution) to the session.
+
+The suite's tables hold a handful of rows, so the settings trade nothing for speed:
+
+* no UI and no console progress bar;
+* ``spark.sql.adaptive.enabled`` off: adaptive execution runs every shuffle's map stage as a job
+  of its own and re-plans after it, which for a few rows only adds a job (each write through
+  ``spark_impl.write_table``, each ``count()``: two jobs instead of one);
+* two shuffle partitions (the machine's two cores), UTC session time zone (timestamps compare
+  the same on every machine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+TEST_SESSION_CONFIG: Mapping[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.adaptive.enabled": "false",
+}
+
+
+def session_builder(master: str, app_name: str, **overrides: str) -> Any:
+    """A ``SparkSession.builder`` for ``master`` with :data:`TEST_SESSION_CONFIG` and then
+    ``overrides`` (keys with dots: pass a mapping as ``**{"spark.x": "1"}``)."""
+    from pyspark.sql import SparkSession  # noqa: PLC0415 (pyspark is an optional dependency)
+
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in {**TEST_SESSION_CONFIG, **overrides}.items():
+        builder = builder.config(key, value)
+    return builder
