@@ -153,10 +153,13 @@ def is_cast_needed(data_field: t.DataField, given: Any) -> bool:
 
 def is_check_needed(data_field: t.DataField, given: Any) -> bool:
     """Rule 2: whether a NOT NULL column needs the per-row check: not where the frame declares
-    it non-nullable, as Spark's ``NullPropagation`` makes ``isnull`` of such a column false
-    anyway (Java ``AppendOnlyWriter`` checks per row; here the frame's schema, which Spark
-    itself relies on, stands for rows it declares non-null)."""
-    return not data_field.type.nullable and (given is None or given.nullable)
+    it non-nullable and no cast is needed, as Spark's ``NullPropagation`` makes ``isnull`` of
+    such a column false anyway (Java ``AppendOnlyWriter`` checks per row; here the frame's
+    schema, which Spark itself relies on, stands for rows it declares non-null). A cast may
+    make a null (a STRING that is no number, without ANSI mode), so a cast column is checked."""
+    if data_field.type.nullable:
+        return False
+    return given is None or given.nullable or is_cast_needed(data_field, given)
 
 
 def table_column(data_field: t.DataField, given: Any) -> Any:

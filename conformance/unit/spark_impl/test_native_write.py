@@ -163,6 +163,17 @@ def test_not_null_and_fallback(spark: Any, tmp_path: Path) -> None:
     with pytest.raises(SpecViolation, match="column 'k' is NOT NULL") as error:
         write_table(bad, root)
     assert error.value.code == "NULL_IN_NOT_NULL_COLUMN"
+    # A non-nullable STRING whose cast to BIGINT makes a null (ANSI mode off) is checked too.
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        cast_null = spark.sql(SQL.format(start=0, end=5)).selectExpr(
+            "IF(k = 3, 'x', CAST(k AS STRING)) AS k", *[f.name for f in FIELDS[1:]]
+        )
+        assert not cast_null.schema["k"].nullable
+        with pytest.raises(SpecViolation, match="column 'k' is NOT NULL"):
+            write_table(cast_null, root)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
     assert Table.open(IO, root).latest_snapshot() is None
     assert not [p for p in Path(root).rglob("*.parquet")]
     pk_root = str(tmp_path / "pk")
