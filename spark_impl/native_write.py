@@ -23,7 +23,8 @@ Rules:
 2. NOT NULL columns are checked in the JVM (``raise_error`` naming the column, turned into
    ``SpecViolation``) before a row is written; the frame's columns are selected by the table's
    names and cast to its types. A column the frame already declares with the table's type
-   is not cast, and one it declares non-nullable is not checked (Spark folds both away).
+   is not cast, and one it declares non-nullable with that type is not checked (Spark folds
+   both away).
 3. Spark writes the rows into a staging directory under the table root, split by partition
    and bucket (``partitionBy`` on copies of the partition columns and the bucket, so the data
    files keep every table column as Paimon's do). Each file is then renamed into its
