@@ -45,7 +45,8 @@ Rules:
    Python writer (which rolls as Java) writes the input.
 5. Unless ``write-only``, each written bucket gets the compaction Java's writer would run
    after its flush (:func:`spark_impl.after_write.compact_after_write` over the base
-   snapshot's files), one Spark task per bucket; the driver commits APPEND (or OVERWRITE)
+   snapshot's files), one Spark task per bucket whose picking (done on the driver first)
+   finds a unit; the driver commits APPEND (or OVERWRITE)
    and COMPACT (:func:`spark_impl.commit.commit_write`, a compaction that loses a conflict
    is dropped, as the Python writer's). A failed write or commit deletes only the files
    this write staged, placed or compacted.
@@ -83,6 +84,7 @@ from reference.spec.schema import TableSchema
 from reference.spec.stats import SimpleStats
 from spark_impl.after_write import BaseFiles, compact_after_write, read_base_files
 from spark_impl.commit import CommitOutcome, Overwrite, commit_write
+from spark_impl.compact import compaction_options, decode_ranges, pick
 from spark_impl.file_writer import FileFacts, MetaContext, build_meta, compute_creation_time
 from spark_impl.kv_layout import FileKindPlan, compute_kv_layout, compute_level_plans
 from spark_impl.native_write import (
@@ -349,6 +351,18 @@ def is_rolled_by_java(staged: Sequence[StagedFile], plan: FileKindPlan) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
+def is_compaction_picked(schema: TableSchema, base: BaseFiles, message: CommitMessage) -> bool:
+    """Rule 5: whether the bucket's compaction after the write has a unit (universal picking
+    of :func:`spark_impl.compact.pick` over the base and new files, as the task would), so
+    that buckets with nothing to do cost no Spark task."""
+    options = compaction_options(schema)
+    if options.full_rounds:
+        return True
+    files = [*base.files.get((message.partition, message.bucket), ()), *message.data.new_files]
+    key_types = [f.type for f in schema.trimmed_primary_keys_type.fields]
+    return pick(files, decode_ranges(files, key_types), options, False) is not None
+
+
 def compact_in_tasks(
     spark: Any,
     table_root: str,
@@ -358,9 +372,14 @@ def compact_in_tasks(
     *,
     overwrite: bool,
 ) -> list[CommitMessage]:
-    """Rule 5: each message with its bucket's compaction, one Spark task per bucket (each
-    task gets only its bucket's base files)."""
+    """Rule 5: each message with its bucket's compaction, one Spark task per bucket that
+    compacts (each task gets only its bucket's base files)."""
     from spark_impl.jobs import run_tasks  # noqa: PLC0415 (pyspark)
+
+    schema = base.schema
+    picked = [m for m in messages if is_compaction_picked(schema, base, m)]
+    if not picked:
+        return list(messages)
 
     def items(message: CommitMessage) -> tuple[CommitMessage, BaseFiles]:
         key = (message.partition, message.bucket)
@@ -373,7 +392,8 @@ def compact_in_tasks(
         io = file_io_for(table_root, settings)
         return compact_after_write(io, table_root, [message], overwrite=overwrite, base=bucket_base)
 
-    return run_tasks(spark, [items(m) for m in messages], run)
+    compacted = run_tasks(spark, [items(m) for m in picked], run)
+    return [m for m in messages if m not in picked] + compacted
 
 
 def compacted_paths(
