@@ -19,7 +19,11 @@ Rules:
    BOOLEAN, TINYINT..BIGINT, FLOAT, DOUBLE, DECIMAL (INT32 / INT64 / FIXED by precision, as
    Java's ``ParquetRowDataWriter``), STRING, BYTES, DATE and TIMESTAMP(4..6) (INT64
    microseconds; Spark writes no millisecond or nanosecond timestamps without a session
-   setting, so TIMESTAMP(0..3) and (7..9) go through Python).
+   setting, so TIMESTAMP(0..3) and (7..9) go through Python); no ``rowkind.field``. The call
+   itself is native only as a plain ``append`` / ``overwrite`` with no write options and no
+   ``_ROW_KIND`` column (:func:`native_input_refusal`): options such as ``commit.identifier``
+   or ``static-partition`` and row kinds (an append table refuses a retraction) are the
+   Python writer's to honour.
 2. NOT NULL columns are checked in the JVM (``raise_error`` naming the column, turned into
    ``SpecViolation``) before a row is written; the frame's columns are selected by the table's
    names and cast to its types. A column the frame already declares with the table's type
@@ -77,6 +81,7 @@ from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MICRO
 from spark_impl.commit import CommitOutcome, Overwrite, commit_write
 from spark_impl.file_writer import compute_creation_time
 from spark_impl.plan import ReadPlan, compute_bucket_dir, plan_read
+from spark_impl.stream import ROW_KIND_COLUMN
 
 NATIVE_CODECS = {"zstd": "zstd", "snappy": "snappy", "gzip": "gzip", "none": "none"}
 """Paimon ``file.compression`` -> Spark's Parquet ``compression`` (same codec in both)."""
@@ -118,6 +123,23 @@ def is_type_writable(data_type: t.DataType) -> bool:
     return False
 
 
+def native_input_refusal(
+    columns: Sequence[str], mode: str, options: Mapping[str, str]
+) -> str | None:
+    """Rule 1 for the call: why this write is not native (``None``: it may be). Only plain
+    appends and overwrites without write options go native: an option (``commit.user``,
+    ``commit.identifier``, ``static-partition``, a dynamic table option) and a ``_ROW_KIND``
+    column (a retraction an append table must refuse, a row kind a primary-key table must
+    keep) are the Python writer's to honour."""
+    if mode not in ("append", "overwrite"):
+        return f"mode {mode!r}"
+    if options:
+        return f"write options {sorted(options)}"
+    if ROW_KIND_COLUMN in columns:
+        return f"a {ROW_KIND_COLUMN} column"
+    return None
+
+
 def native_write_refusal(schema: TableSchema, table_root: str) -> str | None:
     """Rule 1: why the table is not written natively (``None``: it is)."""
     from spark_impl.jvm_bucket import is_jvm_bucketable  # noqa: PLC0415 (pyspark-free)
@@ -131,6 +153,7 @@ def native_write_refusal(schema: TableSchema, table_root: str) -> str | None:
         (options.file_compression.lower() not in NATIVE_CODECS, "file.compression"),
         (any(k.startswith("file-index.") for k in schema.options), "file indexes"),
         (is_data_evolution_enabled(schema.options), "row tracking"),
+        (options.rowkind_field is not None, "rowkind.field"),
         (options.bucket != UNAWARE_BUCKET and not is_jvm_bucketable(schema), "bucket key"),
         (not all(is_type_writable(f.type) for f in schema.fields), "column types"),
         (options.data_file_path_directory is not None, "data-file.path-directory"),
@@ -467,7 +490,10 @@ def write_table(
     file_io = file_io_for(root, settings)
     plan = plan_read(file_io, root)
     schema = plan.schema
-    if mode not in ("append", "overwrite") or native_write_refusal(schema, root) is not None:
+    refused = native_input_refusal(df.columns, mode, settings) or native_write_refusal(
+        schema, root
+    )
+    if refused is not None:
         from spark_impl import jobs  # noqa: PLC0415 (pyspark)
 
         jobs.write_table(df, path, mode, options)

@@ -21,7 +21,7 @@ from reference.spec import types as t
 from reference.spec.data import Timestamp
 from reference.spec.schema import compute_table_schema
 from reference.table import Table
-from spark_impl.native_write import is_type_writable, native_write_refusal
+from spark_impl.native_write import is_type_writable, native_input_refusal, native_write_refusal
 
 IO = LocalFileIO()
 ROOT = Path(__file__).resolve().parents[3]
@@ -118,6 +118,37 @@ def test_which_tables_are_written_natively(tmp_path: Path) -> None:
     assert native_write_refusal(schema_of(plain, {"bucket": "-1"}), "s3://b/t") == (
         "not a local table"
     )
+
+
+def test_which_calls_are_written_natively() -> None:
+    """Only a plain append or overwrite goes native: write options and row kinds are the
+    Python writer's (a static-partition overwrite must not replace the whole table)."""
+    assert native_input_refusal(["k", "v"], "append", {}) is None
+    assert native_input_refusal(["k", "v"], "overwrite", {}) is None
+    assert native_input_refusal(["k"], "ignore", {}) == "mode 'ignore'"
+    static = {"static-partition": '{"dt": "a"}'}
+    assert native_input_refusal(["k"], "overwrite", static) == "write options ['static-partition']"
+    assert native_input_refusal(["k", "_ROW_KIND"], "append", {}) == "a _ROW_KIND column"
+    plain = [t.DataField(0, "k", t.IntType()), t.DataField(1, "rk", t.VarCharType(2))]
+    by_field = schema_of(plain, {"bucket": "-1", "rowkind.field": "rk"})
+    assert native_write_refusal(by_field, "/tmp/t") == "rowkind.field"
+
+
+@pytest.mark.spark
+def test_row_kinds_go_to_the_python_writer(spark: Any, tmp_path: Path) -> None:
+    """A ``_ROW_KIND`` column holding a retraction is refused by an append table as the
+    Python writer refuses it (it was written as an insert), and nothing is committed."""
+    from spark_impl.native_write import write_table  # noqa: PLC0415
+
+    root = str(tmp_path / "t")
+    plain = [t.DataField(0, "k", t.IntType()), t.DataField(1, "v", t.VarCharType(t.MAX_LENGTH))]
+    Table.create(IO, root, plain, options={"bucket": "-1"})
+    frame = spark.createDataFrame(
+        [(1, "a", "+I"), (2, "b", "-D")], "k INT, v STRING, _ROW_KIND STRING"
+    )
+    with pytest.raises(Exception, match="append table accepts only"):
+        write_table(frame, root)
+    assert Table.open(IO, root).latest_snapshot() is None
 
 
 def validate_deep(root: str) -> subprocess.CompletedProcess[str]:
