@@ -490,9 +490,7 @@ def write_table(
     file_io = file_io_for(root, settings)
     plan = plan_read(file_io, root)
     schema = plan.schema
-    refused = native_input_refusal(df.columns, mode, settings) or native_write_refusal(
-        schema, root
-    )
+    refused = native_input_refusal(df.columns, mode, settings) or native_write_refusal(schema, root)
     if refused is not None:
         from spark_impl import jobs  # noqa: PLC0415 (pyspark)
 
