@@ -315,12 +315,14 @@ def bitmaps_literal(bitmaps: Mapping[str, np.ndarray]) -> Any:
 def is_kept_row(bitmaps: Mapping[str, np.ndarray]) -> Any:
     """Rule 5: whether the row's bit (``_metadata.row_index``) is clear in its file's bitmap,
     found by ``_metadata.file_name``: a Spark condition, so the scan's own generated code
-    drops deleted rows (no join, no shuffle, no broadcast)."""
+    drops deleted rows (no join, no shuffle, no broadcast). The bitmap covers the file's
+    ``row_count`` rows; a row beyond it (a file longer than its meta says) fails the query
+    under ANSI mode (``element_at``'s index error) rather than being dropped."""
     from pyspark.sql import functions as F  # noqa: PLC0415
 
     row_index = F.col("_metadata.row_index")
     words = F.element_at(bitmaps_literal(bitmaps), F.col("_metadata.file_name"))
-    word = F.get(words, F.shiftright(row_index, WORD_SHIFT).cast("int"))
+    word = F.element_at(words, (F.shiftright(row_index, WORD_SHIFT) + 1).cast("int"))
     shifted = F.call_function("shiftright", word, (row_index % WORD_BITS).cast("int"))
     return shifted.bitwiseAND(F.lit(1)) == 0
 
