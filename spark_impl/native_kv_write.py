@@ -109,18 +109,12 @@ from spark_impl.stream import ROW_KIND_COLUMN
 ORDER_COLUMN = "__paimon_order"
 TASK_COLUMN = "__paimon_task"
 RANK_COLUMN = "__paimon_rank"
-KEY_ROOTS = frozenset(
-    {
-        t.TypeRoot.TINYINT,
-        t.TypeRoot.SMALLINT,
-        t.TypeRoot.INTEGER,
-        t.TypeRoot.BIGINT,
-        t.TypeRoot.DECIMAL,
-        t.TypeRoot.DATE,
-        t.TypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE,
-        t.TypeRoot.VARCHAR,
-    }
-)
+KEY_ROOTS = t.INTEGER_ROOTS | {
+    t.TypeRoot.DECIMAL,
+    t.TypeRoot.DATE,
+    t.TypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE,
+    t.TypeRoot.VARCHAR,
+}
 """Key types whose Spark ascending order is Java's key order (no float NaN / -0.0, no
 binary)."""
 INSERT_KIND = 0
