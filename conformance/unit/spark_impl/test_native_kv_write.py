@@ -205,6 +205,15 @@ def test_native_writes_equal_the_python_writer_unpartitioned(
     check_differential(spark, tmp_path, kind)
 
 
+def explained(spark: Any, root: str) -> str:
+    """The physical plan of the frame a native write stages (rule 2: one shuffle, one sort)."""
+    from spark_impl.native_kv_write import compute_key_value_frame  # noqa: PLC0415
+
+    schema = metadata.read_latest_schema(IO, root)
+    frame = compute_key_value_frame(spark.sql(SQL.format(c=0, keys=KEYS, rows=ROWS)), schema, -1)
+    return str(frame._jdf.queryExecution().executedPlan().toString())
+
+
 def comparable(meta: DataFileMeta) -> DataFileMeta:
     """``meta`` without what differs between two writers of the same rows."""
     return replace(
@@ -227,6 +236,8 @@ def test_files_are_sorted_unique_level_zero_as_the_python_writer(
         create(root, "partitioned-composite-3")
     write_commits(spark, native, 1, native=True)
     write_commits(spark, python, 1, native=False)
+    plan = explained(spark, native)
+    assert plan.count("Exchange") == 1 and plan.count("Sort [") == 1, plan
     entries = live_files(native)
     assert len(entries) == len(live_files(python)) > 1
     for entry in entries:
