@@ -14,13 +14,15 @@ Rules:
    ``DeduplicateMergeFunction``) needs no per-row work Spark cannot express: a local root,
    level-0 files in Parquet with a codec Spark and Java share, ``merge-engine = deduplicate``
    without ``sequence.field``, ``changelog-producer = none``, no deletion vectors, no file
-   index, no ``rowkind.field`` and no ``_ROW_KIND`` input column (every row is +I), fixed
-   buckets whose key :mod:`spark_impl.jvm_bucket` hashes, a primary key holding every
+   index, no ``rowkind.field``, fixed buckets whose key :mod:`spark_impl.jvm_bucket`
+   hashes, a primary key holding every
    partition key (no cross-partition update), full key columns (no thin mode), the column
    types the append rule accepts (:func:`spark_impl.native_write.is_type_writable`) with key
    columns Spark orders as Java's key comparator (integers, DECIMAL, DATE, TIMESTAMP,
    STRING), no ``data-file.path-directory``, and options the Python writer accepts
-   (``spark_impl.write.validate_write_options``). Any other table goes to the Python writer.
+   (``spark_impl.write.validate_write_options``); the call is a plain append or overwrite
+   (:func:`spark_impl.native_write.native_input_refusal`: no write options, no ``_ROW_KIND``
+   column, so every row is +I). Any other table or call goes to the Python writer.
 2. The rows (table columns cast, NOT NULL checked, partition copies and bucket as
    :func:`spark_impl.native_write.prepare_frame`) get their input position
    (``monotonically_increasing_id`` before the shuffle) and are shuffled by the bucket's
@@ -97,6 +99,7 @@ from spark_impl.native_write import (
     footer_stats,
     is_type_writable,
     list_staged,
+    native_input_refusal,
     prepare_frame,
     read_partition,
     stage,
@@ -104,7 +107,6 @@ from spark_impl.native_write import (
 )
 from spark_impl.native_write import write_table as write_appended
 from spark_impl.plan import compute_bucket_dir
-from spark_impl.stream import ROW_KIND_COLUMN
 
 ORDER_COLUMN = "__paimon_order"
 TASK_COLUMN = "__paimon_task"
@@ -473,8 +475,7 @@ def write_table(
     if not schema.primary_keys:
         return write_appended(df, path, mode, options)
     native = (
-        mode in ("append", "overwrite")
-        and ROW_KIND_COLUMN not in df.columns
+        native_input_refusal(df.columns, mode, settings) is None
         and native_kv_write_refusal(schema, root) is None
     )
     outcome = write_natively(df, root, schema, mode, settings) if native else None
