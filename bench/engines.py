@@ -1,8 +1,9 @@
 """The engines under benchmark, each reduced to the few calls a workload makes.
 
 * ``spark_impl`` through its public API only (``register``, ``native_kv_write.write_table``
-  (primary-key and append tables natively, others through ``write_table``), ``read_table`` (the hybrid read),
-  ``format("paimon")`` for point queries, ``jobs.compact``), on a local-mode session per master;
+  (primary-key and append tables natively, others through ``write_table``), ``read_table``
+  (the hybrid read), ``format("paimon")`` for point queries, ``jobs.compact``), on a
+  local-mode session per master;
 * ``spark-native``: Spark's own Parquet path on the same data and files (``df.write.parquet``
   of the same frames, ``spark.read.parquet`` of the snapshot's live data files, unmerged), at
   local[2]: the yardstick of spark_impl's ratios (issue 20);
