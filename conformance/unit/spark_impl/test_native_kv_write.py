@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from reference.errors import SpecViolation
 from reference.io import LocalFileIO
 from reference.spec import types as t
 from reference.spec.data_file import DataFileMeta
@@ -272,3 +273,20 @@ def test_java_reads_native_primary_key_files(
     write_commits(spark, root, COMMITS, native=True)
     expected = expected_rows(COMMITS, KINDS[kind][1])
     assert Counter(java_harness.read(root).values()) == expected
+
+
+@pytest.mark.slow
+def test_failed_write_leaves_the_table_as_it_was(spark: Any, tmp_path: Path) -> None:
+    """A null in a NOT NULL key column fails the write with ``SpecViolation`` naming the
+    column; the table keeps its one snapshot and files, no staging directory is left."""
+    from spark_impl.native_kv_write import write_table  # noqa: PLC0415
+
+    root = str(tmp_path / "t")
+    create(root, "partitioned-composite-3")
+    write_commits(spark, root, 1, native=True)
+    before = sorted(p.name for p in Path(root).rglob("*") if p.is_file())
+    bad = spark.sql("SELECT 'a' AS dt, CAST(NULL AS INT) AS k, 'p' AS s, 'v' AS v, 1.0D AS x")
+    with pytest.raises(SpecViolation, match="'k'"):
+        write_table(bad, root)
+    assert sorted(p.name for p in Path(root).rglob("*") if p.is_file()) == before
+    assert metadata.list_snapshot_ids(IO, root) == [1]
