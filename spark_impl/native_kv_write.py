@@ -56,7 +56,6 @@ Rules:
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import uuid
@@ -72,7 +71,6 @@ from reference.spec import data_file
 from reference.spec import types as t
 from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.column_stats import (
-    ColumnStats,
     apply_stats_mode,
     encode_key,
     encode_simple_stats,
@@ -259,18 +257,6 @@ def edge_keys(path: str, schema: TableSchema, metadata: pq.FileMetaData) -> tupl
     return encode_key(rows[0], kv.key_types), encode_key(rows[1], kv.key_types)
 
 
-def java_read_bounds(stats: ColumnStats, data_type: t.DataType) -> ColumnStats:
-    """A FLOAT / DOUBLE column's footer bounds as Java reads them (parquet-mr's
-    ``Statistics`` builder for reading, PARQUET-1222): a NaN bound drops both, a zero min is
-    -0.0 and a zero max +0.0 (the Python writer's ``parquet_column_stats`` computes the same)."""
-    if data_type.root not in t.FLOATING_ROOTS or stats.min is None or stats.max is None:
-        return stats
-    low, high = float(stats.min), float(stats.max)
-    if math.isnan(low) or math.isnan(high):
-        return ColumnStats(None, None, stats.null_count)
-    return ColumnStats(-0.0 if low == 0.0 else low, 0.0 if high == 0.0 else high, stats.null_count)
-
-
 def footer_file_stats(
     metadata: pq.FileMetaData, plan: FileKindPlan, columns: Sequence[int]
 ) -> SimpleStats:
@@ -279,9 +265,7 @@ def footer_file_stats(
     fields = plan.settings.fields
     stats = [
         apply_stats_mode(
-            java_read_bounds(
-                footer_stats(metadata, i, arrow_schema.field(i).type, fields[i]), fields[i].type
-            ),
+            footer_stats(metadata, i, arrow_schema.field(i).type, fields[i]),
             plan.settings.stats_modes[i],
         )
         for i in columns

@@ -46,6 +46,7 @@ Rules:
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -327,6 +328,19 @@ def bound_value(statistics: Any, which: str, arrow_type: pa.DataType, field: t.D
     return arrow_to_rows(pa.table({field.name: array}), [plain])[0][0]
 
 
+def java_read_bounds(stats: ColumnStats, data_type: t.DataType) -> ColumnStats:
+    """A FLOAT / DOUBLE column's footer bounds as Java reads them (parquet-mr's
+    ``Statistics`` builder for reading, PARQUET-1222): a NaN bound drops both, a zero min is
+    -0.0 and a zero max +0.0 (the Python writer's ``parquet_column_stats`` computes the same;
+    Spark's footer holds +0.0 for both)."""
+    if data_type.root not in t.FLOATING_ROOTS or stats.min is None or stats.max is None:
+        return stats
+    low, high = float(stats.min), float(stats.max)
+    if math.isnan(low) or math.isnan(high):
+        return ColumnStats(None, None, stats.null_count)
+    return ColumnStats(-0.0 if low == 0.0 else low, 0.0 if high == 0.0 else high, stats.null_count)
+
+
 def footer_stats(
     metadata: pq.FileMetaData, column: int, arrow_type: pa.DataType, field: t.DataField
 ) -> ColumnStats:
@@ -347,7 +361,7 @@ def footer_stats(
             high = group_high if high is None else max(high, group_high)
         elif statistics.num_values:
             return ColumnStats(None, None, nulls)
-    return ColumnStats(low, high, nulls)
+    return java_read_bounds(ColumnStats(low, high, nulls), field.type)
 
 
 def compute_file_stats(metadata: pq.FileMetaData, schema: TableSchema) -> Any:

@@ -18,10 +18,16 @@ import pytest
 from reference.errors import SpecViolation
 from reference.io import LocalFileIO
 from reference.spec import types as t
+from reference.spec.column_stats import ColumnStats
 from reference.spec.data import Timestamp
 from reference.spec.schema import compute_table_schema
 from reference.table import Table
-from spark_impl.native_write import is_type_writable, native_input_refusal, native_write_refusal
+from spark_impl.native_write import (
+    is_type_writable,
+    java_read_bounds,
+    native_input_refusal,
+    native_write_refusal,
+)
 
 IO = LocalFileIO()
 ROOT = Path(__file__).resolve().parents[3]
@@ -118,6 +124,17 @@ def test_which_tables_are_written_natively(tmp_path: Path) -> None:
     assert native_write_refusal(schema_of(plain, {"bucket": "-1"}), "s3://b/t") == (
         "not a local table"
     )
+
+
+def test_float_bounds_as_java_reads_them() -> None:
+    """Spark's footer keeps +0.0 for a zero bound; Java (parquet-mr, PARQUET-1222) reads a zero
+    min as -0.0 and a NaN bound as no bounds: both native routes record what Java would."""
+    zero = java_read_bounds(ColumnStats(0.0, 0.0, 1), t.DoubleType())
+    assert (str(zero.min), str(zero.max), zero.null_count) == ("-0.0", "0.0", 1)
+    assert java_read_bounds(ColumnStats(float("nan"), 2.0, 0), t.FloatType()) == ColumnStats(
+        None, None, 0
+    )
+    assert java_read_bounds(ColumnStats(0, 5, 0), t.IntType()) == ColumnStats(0, 5, 0)
 
 
 def test_which_calls_are_written_natively() -> None:
