@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -28,6 +28,17 @@ from reference.store import orphans, query
 from reference.table import Table
 
 pytestmark = pytest.mark.spark
+ADAPTIVE = "spark.sql.adaptive.enabled"
+
+
+@pytest.fixture(autouse=True)
+def spark_defaults(spark: Any) -> Iterator[None]:
+    """These tests use Spark as users run it: adaptive execution on (Spark's default; the
+    suite's other sessions turn it off for speed, ``conformance.spark_settings``)."""
+    before = spark.conf.get(ADAPTIVE)
+    spark.conf.set(ADAPTIVE, "true")
+    yield
+    spark.conf.set(ADAPTIVE, before)
 
 IO = LocalFileIO()
 Row = tuple[Any, ...]

@@ -49,7 +49,10 @@ SPECULATION_CONFIG = {
     "spark.speculation.quantile": "0.1",
     "spark.speculation.minTaskRuntime": "1ms",
     "spark.speculation.interval": "10ms",
+    "spark.sql.adaptive.enabled": "true",
 }
+"""Speculation as the tests ask for it, and adaptive execution on as users run Spark (the
+suite's other sessions turn it off for speed)."""
 TABLES = ("before_write", "after_write", "speculation")
 
 
