@@ -90,7 +90,13 @@ from reference.spec.stats import SimpleStats
 from spark_impl.after_write import BaseFiles, compact_after_write, read_base_files
 from spark_impl.commit import CommitOutcome, Overwrite, commit_write
 from spark_impl.compact import compaction_options, decode_ranges, pick
-from spark_impl.file_writer import FileFacts, MetaContext, build_meta, compute_creation_time
+from spark_impl.file_writer import (
+    FileFacts,
+    KeyValueLayout,
+    MetaContext,
+    build_meta,
+    compute_creation_time,
+)
 from spark_impl.kv_layout import FileKindPlan, compute_kv_layout, compute_level_plans
 from spark_impl.native_write import (
     BUCKET_DIR_COLUMN,
@@ -245,15 +251,12 @@ def compute_key_value_frame(df: Any, schema: TableSchema, base_sequence: int) ->
 # --------------------------------------------------------------------------------------------
 
 
-def edge_keys(path: str, schema: TableSchema, metadata: pq.FileMetaData) -> tuple[bytes, bytes]:
-    """The first and the last key of a key-sorted file (two rows read), encoded."""
-    kv = compute_kv_layout(schema)
+def edge_keys(reader: pq.ParquetFile, kv: KeyValueLayout) -> tuple[bytes, bytes]:
+    """The first and the last key of a key-sorted file (two rows kept), encoded."""
     fields = [t.DataField(i, f"k{i}", dt.copy(True)) for i, dt in enumerate(kv.key_types)]
     columns = [f"{data_file.KEY_FIELD_PREFIX}{k}" for k in kv.key_names]
-    reader = pq.ParquetFile(path)
-    last_group = metadata.num_row_groups - 1
     first = reader.read_row_group(0, columns=columns).slice(0, 1)
-    last_table = reader.read_row_group(last_group, columns=columns)
+    last_table = reader.read_row_group(reader.metadata.num_row_groups - 1, columns=columns)
     last = last_table.slice(last_table.num_rows - 1, 1)
     rows = [
         arrow_to_rows(edge.rename_columns([f.name for f in fields]), fields)[0]
@@ -282,7 +285,8 @@ def describe_file(
     path: str, name: str, schema: TableSchema, plan: FileKindPlan, context: MetaContext
 ) -> DataFileMeta:
     """Rule 4: the ``DataFileMeta`` of one staged key-value file."""
-    metadata = pq.read_metadata(path)
+    reader = pq.ParquetFile(path)
+    metadata = reader.metadata
     kv = compute_kv_layout(schema)
     sequence = footer_stats(
         metadata,
@@ -298,7 +302,7 @@ def describe_file(
         name,
         os.path.getsize(path),
         metadata.num_rows,
-        edge_keys(path, schema, metadata),
+        edge_keys(reader, kv),
         stats,
         (int(sequence.min), int(sequence.max)),
         0,

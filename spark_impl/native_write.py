@@ -382,7 +382,8 @@ def read_partition(path: str, schema: TableSchema) -> tuple[Any, ...]:
         return ()
     by_name = {f.name: f for f in schema.fields}
     fields = [by_name[k] for k in schema.partition_keys]
-    table = pq.read_table(path, columns=list(schema.partition_keys)).slice(0, 1)
+    first_group = pq.ParquetFile(path).read_row_group(0, columns=list(schema.partition_keys))
+    table = first_group.slice(0, 1)
     return tuple(arrow_to_rows(table, fields)[0])
 
 
