@@ -45,10 +45,12 @@ def register(spark: Any) -> None:
 def write_table(
     df: Any, path: str, mode: str = "append", options: Mapping[str, str] | None = None
 ) -> None:
-    """Write ``df`` to the table at ``path`` (see :func:`spark_impl.jobs.write_table`)."""
-    from spark_impl import jobs  # noqa: PLC0415
+    """Write ``df`` to the table at ``path``: plain appends and overwrites of the append tables
+    :mod:`spark_impl.native_write` accepts go through Spark's own Parquet writer, every other
+    write through the Python writer (:func:`spark_impl.jobs.write_table`)."""
+    from spark_impl import native_write  # noqa: PLC0415
 
-    jobs.write_table(df, path, mode, options)
+    native_write.write_table(df, path, mode, options)
 
 
 def read_table(

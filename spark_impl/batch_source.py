@@ -32,7 +32,6 @@ from reference.errors import (
 )
 from reference.io import FileIO, file_io_for
 from reference.spec import types as t
-from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.bucket import BucketMode
 from reference.spec.casts import cast_value
 from reference.spec.commit_message import CommitMessage
@@ -50,7 +49,7 @@ from spark_impl.commit import (
     CommitOutcome,
     Overwrite,
     commit_write,
-    delete_message_files,
+    delete_written_files,
 )
 from spark_impl.compact import is_hidden_until_compacted, recompact_after_write
 from spark_impl.create import check_write_columns, check_write_options, create_schema, is_table
@@ -69,7 +68,6 @@ from spark_impl.plan import (
     ReadPlan,
     Split,
     TimeTravel,
-    compute_bucket_dir,
     compute_read_splits,
     plan_read,
 )
@@ -646,14 +644,7 @@ class PaimonWriter(DataSourceArrowWriter):
         self, file_io: FileIO, root: str, messages: list[CommitMessage]
     ) -> list[str]:
         """Delete the files ``messages`` made that no snapshot since the write began holds."""
-        schema = self.plan.schema
-        types = [f.type for f in schema.partition_type.fields]
-
-        def directory(message: CommitMessage) -> str:
-            partition = deserialize_binary_row(message.partition, types)
-            return compute_bucket_dir(root, schema, partition, message.bucket)
-
-        return delete_message_files(file_io, root, messages, directory, since=self.since)
+        return delete_written_files(file_io, root, self.plan.schema, messages, since=self.since)
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         """Spark's abort (a task or ``commit`` failed): delete the files the tasks made that

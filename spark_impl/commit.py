@@ -90,6 +90,7 @@ from spark_impl.metadata import (
     read_snapshot,
     read_snapshot_manifests,
 )
+from spark_impl.plan import compute_bucket_dir
 
 JITTER = 0.2
 MAX_REPORTED = 10
@@ -1085,3 +1086,22 @@ def delete_message_files(
     ``since`` references (abort, a dropped compaction, a job already committed)."""
     paths = message_file_paths(table_root, messages, bucket_dirs)
     return delete_unreferenced(file_io, table_root, paths, since=since)
+
+
+def delete_written_files(
+    file_io: FileIO,
+    table_root: str,
+    schema: TableSchema,
+    messages: Sequence[CommitMessage],
+    *,
+    since: int | None,
+) -> list[str]:
+    """:func:`delete_message_files` with each message's bucket directory laid out by
+    ``schema`` (its partition decoded with the schema's partition types)."""
+    types = [f.type for f in schema.partition_type.fields]
+
+    def directory(message: CommitMessage) -> str:
+        partition = deserialize_binary_row(message.partition, types)
+        return compute_bucket_dir(table_root, schema, partition, message.bucket)
+
+    return delete_message_files(file_io, table_root, messages, directory, since=since)

@@ -1016,13 +1016,7 @@ def delete_compaction_files(
     except PaimonKitError as error:
         LOG.warning("keeping the files of a failed compaction of %s: %s", root, error)
         return []
-    types = [f.type for f in schema.partition_type.fields]
-
-    def directory(message: CommitMessage) -> str:
-        partition = deserialize_binary_row(message.partition, types)
-        return compute_bucket_dir(root, schema, partition, message.bucket)
-
-    return commit.delete_message_files(file_io, root, messages, directory, since=since)
+    return commit.delete_written_files(file_io, root, schema, messages, since=since)
 
 
 def compact_buckets(

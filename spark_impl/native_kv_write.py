@@ -55,8 +55,10 @@ Rules:
    snapshot's files), one Spark task per bucket whose picking (done on the driver first)
    finds a unit; the driver commits APPEND (or OVERWRITE)
    and COMPACT (:func:`spark_impl.commit.commit_write`, a compaction that loses a conflict
-   is dropped, as the Python writer's). A failed write or commit deletes only the files
-   this write staged, placed or compacted.
+   is dropped, as the Python writer's). A failed write or commit deletes those of the
+   files this write staged, placed or compacted that no published snapshot references
+   (:func:`spark_impl.commit.delete_written_files`: a commit can raise after its snapshot
+   landed).
 """
 
 from __future__ import annotations
@@ -70,11 +72,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from reference.errors import PaimonKitError, PartialCommitError
+from reference.errors import PaimonKitError
 from reference.io import LOCAL_SCHEMES, FileIO, file_io_for, split_scheme
 from reference.spec import data_file
 from reference.spec import types as t
-from reference.spec.binary_row import deserialize_binary_row
 from reference.spec.column_stats import (
     apply_stats_mode,
     encode_key,
@@ -88,7 +89,7 @@ from reference.spec.options import ChangelogProducer, MergeEngine
 from reference.spec.schema import TableSchema
 from reference.spec.stats import SimpleStats
 from spark_impl.after_write import BaseFiles, compact_after_write, read_base_files
-from spark_impl.commit import CommitOutcome, Overwrite, commit_write
+from spark_impl.commit import CommitOutcome, Overwrite, commit_write, delete_written_files
 from spark_impl.compact import compaction_options, decode_ranges, pick
 from spark_impl.file_writer import (
     FileFacts,
@@ -98,6 +99,7 @@ from spark_impl.file_writer import (
     compute_creation_time,
 )
 from spark_impl.kv_layout import FileKindPlan, compute_kv_layout, compute_level_plans
+from spark_impl.metadata import find_latest_snapshot_id
 from spark_impl.native_write import (
     BUCKET_DIR_COLUMN,
     NATIVE_CODECS,
@@ -385,35 +387,15 @@ def compact_in_tasks(
     return [m for m in messages if m not in picked] + compacted
 
 
-def compacted_paths(
-    table_root: str, schema: TableSchema, messages: Sequence[CommitMessage]
-) -> list[str]:
-    """The files the compactions of ``messages`` wrote."""
-    types = [f.type for f in schema.partition_type.fields]
-    paths = []
-    for message in messages:
-        partition = tuple(deserialize_binary_row(message.partition, types))
-        directory = split_scheme(compute_bucket_dir(table_root, schema, partition, message.bucket))[
-            1
-        ]
-        paths += [os.path.join(directory, f.file_name) for f in message.compaction.compact_after]
-    return paths
-
-
-def remove_quietly(paths: Sequence[str]) -> None:
-    for path in paths:
-        if os.path.exists(path):
-            os.remove(path)
-
-
 def commit_files(
     file_io: FileIO, root: str, schema: TableSchema, messages: list[CommitMessage], mode: str
 ) -> CommitOutcome:
     """Rule 5: commit; a dropped compaction's files are deleted."""
     overwrite = Overwrite({}) if mode == "overwrite" else None
+    since = find_latest_snapshot_id(file_io, root)
     outcome = commit_write(file_io, root, messages, overwrite=overwrite, optional_compaction=True)
     if outcome.dropped is not None:
-        remove_quietly(compacted_paths(root, schema, messages))
+        delete_written_files(file_io, root, schema, messages, since=since)
     return outcome
 
 
@@ -423,6 +405,7 @@ def write_natively(
     """Rules 2-5 (``None``: rule 4 handed the input to the Python writer)."""
     file_io = file_io_for(root, settings)
     overwrite = mode == "overwrite"
+    base_snapshot = find_latest_snapshot_id(file_io, root)
     base = read_base_files(file_io, root, schema, overwrite=overwrite)
     base_sequence = max(
         (f.max_sequence_number for group in base.files.values() for f in group), default=-1
@@ -444,10 +427,9 @@ def write_natively(
                 df.sparkSession, root, settings, base, messages, overwrite=overwrite
             )
         return commit_files(file_io, root, schema, messages, mode)
-    except PartialCommitError:
-        raise  # a snapshot landed: its files stay
     except BaseException:
-        remove_quietly([f.path for f in placed] + compacted_paths(root, schema, messages))
+        written = messages or to_messages(placed, schema)
+        delete_written_files(file_io, root, schema, written, since=base_snapshot)
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)

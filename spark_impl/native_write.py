@@ -5,8 +5,9 @@ Usage::
     from spark_impl.native_write import write_table
     write_table(df, "/warehouse/db.db/t", mode="append")     # or "overwrite"
 
-``spark_impl.write_table`` (the Python writer of :mod:`spark_impl.write`) stays the route of
-every other table; :func:`write_table` hands a table it cannot write natively to it.
+The public ``spark_impl.write_table`` calls :func:`write_table`; the Python writer of
+:mod:`spark_impl.write` (:func:`spark_impl.jobs.write_table`) stays the route of every write
+rule 1 refuses, and :func:`write_table` hands those to it.
 
 Rules:
 
@@ -39,9 +40,12 @@ Rules:
    the row groups, then the table's ``metadata.stats-mode`` (``column_stats.apply_stats_mode``);
    its partition is read from the file's partition columns. Sequence numbers count on from
    the bucket's largest one (0 for bucket-unaware tables, as the Python writer).
-5. The files are committed by :func:`spark_impl.commit.commit_write` (APPEND, or OVERWRITE of
-   the table's ``dynamic-partition-overwrite`` choice); a failed write or commit deletes the
-   staged and renamed files.
+5. A fixed-bucket table that is not ``write-only`` compacts the written buckets as Java's
+   ``AppendOnlyWriter`` does after a flush (:mod:`spark_impl.after_write`). The files are
+   committed by :func:`spark_impl.commit.commit_write` (APPEND, or OVERWRITE of the table's
+   ``dynamic-partition-overwrite`` choice; a compaction losing a conflict is dropped). A
+   failed write or commit deletes the staged files and those of the renamed and compacted
+   ones that no published snapshot references (a commit can raise after its snapshot landed).
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ import pyarrow.parquet as pq
 
 from reference import layout
 from reference.errors import SpecViolation, UnsupportedFeature
-from reference.io import LOCAL_SCHEMES, file_io_for, split_scheme
+from reference.io import LOCAL_SCHEMES, FileIO, file_io_for, split_scheme
 from reference.spec import types as t
 from reference.spec.binary_row import SERIALIZED_EMPTY_ROW, serialize_binary_row
 from reference.spec.column_stats import (
@@ -79,8 +83,10 @@ from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema
 from reference.spec.stats import EMPTY_STATS
 from reference.spec.units import MICROS_PER_MILLI, NANOS_PER_MICRO
-from spark_impl.commit import CommitOutcome, Overwrite, commit_write
+from spark_impl.after_write import compact_after_write
+from spark_impl.commit import CommitOutcome, Overwrite, commit_write, delete_written_files
 from spark_impl.file_writer import compute_creation_time
+from spark_impl.metadata import read_latest_schema
 from spark_impl.plan import ReadPlan, compute_bucket_dir, plan_read
 from spark_impl.stream import ROW_KIND_COLUMN
 
@@ -499,31 +505,52 @@ def write_table(
     df: Any, path: str, mode: str = "append", options: Mapping[str, str] | None = None
 ) -> CommitOutcome | None:
     """Rules 1-5: ``df`` appended to (or overwriting) the table at ``path``; a table the rules
-    refuse is written by ``spark_impl.write_table`` (then ``None`` is returned)."""
+    refuse is written by the Python writer (:func:`spark_impl.jobs.write_table`; then ``None``
+    is returned). The refusal needs only the latest schema; the table is planned after it."""
     settings = dict(options or {})
     root = path.rstrip("/")
     file_io = file_io_for(root, settings)
-    plan = plan_read(file_io, root)
-    schema = plan.schema
-    refused = native_input_refusal(df.columns, mode, settings) or native_write_refusal(schema, root)
+    latest_schema = read_latest_schema(file_io, root)
+    refused = native_input_refusal(df.columns, mode, settings) or native_write_refusal(
+        latest_schema, root
+    )
     if refused is not None:
         from spark_impl import jobs  # noqa: PLC0415 (pyspark)
 
         jobs.write_table(df, path, mode, options)
         return None
+    return write_natively(df, file_io, root, plan_read(file_io, root), mode)
+
+
+def write_natively(df: Any, file_io: FileIO, root: str, plan: ReadPlan, mode: str) -> CommitOutcome:
+    """Rules 2-5 on a planned table. A fixed-bucket table that is not ``write-only``
+    compacts the written buckets after the write, as Java's ``AppendOnlyWriter`` and the
+    Python writer do (:func:`spark_impl.after_write.compact_after_write`); a compaction that
+    loses a conflict is dropped (the APPEND stands). A failure deletes only the files no
+    published snapshot references (:func:`spark_impl.commit.delete_written_files`: a commit
+    can raise after its snapshot landed)."""
+    schema = plan.schema
     _, local_root = split_scheme(root)
     staging = os.path.join(local_root, f"{STAGING_PREFIX}{uuid.uuid4()}")
-    placed: list[PlacedFile] = []
+    messages: list[CommitMessage] = []
+    overwrite = mode == "overwrite"
     try:
         frame = prepare_frame(df, schema, bucket_column=not is_single_directory(schema))
         stage(frame, staging, schema)
-        placed = place_all(list_staged(staging), plan, schema)
-        overwrite = Overwrite({}) if mode == "overwrite" else None
-        return commit_write(file_io, root, to_messages(placed, schema), overwrite=overwrite)
+        messages = to_messages(place_all(list_staged(staging), plan, schema), schema)
+        messages = compact_after_write(file_io, root, messages, overwrite=overwrite)
+        outcome = commit_write(
+            file_io,
+            root,
+            messages,
+            overwrite=Overwrite({}) if overwrite else None,
+            optional_compaction=True,
+        )
     except BaseException:
-        for file in placed:
-            if os.path.exists(file.path):
-                os.remove(file.path)
+        delete_written_files(file_io, root, schema, messages, since=plan.snapshot_id)
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if outcome.dropped is not None:
+        delete_written_files(file_io, root, schema, messages, since=plan.snapshot_id)
+    return outcome
