@@ -1,8 +1,8 @@
 """The engines under benchmark, each reduced to the few calls a workload makes.
 
-* ``spark_impl`` through its public API only (``register``, ``native_write.write_table``
-  (append tables natively, others through ``write_table``: the native primary-key route,
-  ``native_kv_write``, measured slower at 1M and 10M, is opt-in), ``read_table`` (the hybrid
+* ``spark_impl`` through its public API only (``register``, ``write_table`` (append tables
+  through Spark's Parquet writer, others through the Python writer: the native primary-key
+  route, ``native_kv_write``, measured slower at 1M and 10M, is opt-in), ``read_table`` (the hybrid
   read), ``format("paimon")`` for point queries, ``jobs.compact``), on a local-mode session
   per master;
 * ``spark-native``: Spark's own Parquet path on the same data and files (``df.write.parquet``
@@ -176,14 +176,14 @@ def measure_session_start(master: str) -> float:
 def spark_write_commits(
     spark: Any, root: str, rows: int, frames: Callable[[Any, int, int], Any]
 ) -> None:
-    """Write the five commits ``frames(spark, rows, commit)`` with spark_impl's fastest route
-    per table: its native writer for append tables, which hands primary-key tables to the
-    Python writer of ``spark_impl.write_table`` (at 10M rows, W1 in one session: 40.7 s there
-    against 54.2 s through the opt-in ``native_kv_write``)."""
-    from spark_impl.native_write import write_table  # noqa: PLC0415
+    """Write the five commits ``frames(spark, rows, commit)`` with the public
+    ``spark_impl.write_table``: Spark's Parquet writer for append tables, the Python writer for
+    primary-key tables (at 10M rows, W1 in one session: 40.7 s there against 54.2 s through
+    the opt-in ``native_kv_write``)."""
+    import spark_impl  # noqa: PLC0415
 
     for commit in range(w.COMMITS):
-        write_table(frames(spark, rows, commit), root)
+        spark_impl.write_table(frames(spark, rows, commit), root)
 
 
 def spark_write_pk(spark: Any, root: str, rows: int) -> None:
