@@ -71,6 +71,7 @@ from reference.spec.options import MergeEngine
 from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.fallback import plan_with_fallback
+from spark_impl.local_read import read_plan_locally
 from spark_impl.options import check_option_names, resolve_time_travel
 from spark_impl.plan import (
     DataFileRef,
@@ -428,8 +429,9 @@ def read_table(spark: Any, path: str, filters: Sequence[FilterTuple] = (), **opt
         filters = [check_filter(item, types) for item in filters]
         predicate = to_read_predicate(filters, types)
     main = plan_read(file_io, root, travel, predicate=predicate)
-    frames = [
-        read_plan(spark, plan, options) for plan in plan_with_fallback(file_io, root, travel, main)
-    ]
+    frames = []
+    for plan in plan_with_fallback(file_io, root, travel, main):
+        local = read_plan_locally(spark, plan, options)  # spark_impl.local_read
+        frames.append(read_plan(spark, plan, options) if local is None else local)
     frame = union_all(frames)
     return frame.where(to_condition(filters)) if filters and frame is not None else frame

@@ -78,6 +78,7 @@ SCAN_TIMESTAMP_MILLIS_OPTION = "scan.timestamp-millis"
 SCAN_VERSION_OPTION = "scan.version"
 INCREMENTAL_BETWEEN_OPTION = "incremental-between"
 INCREMENTAL_BETWEEN_TIMESTAMP_OPTION = "incremental-between-timestamp"
+LOCAL_READ_MAX_ROWS_OPTION = "read.local.max-rows"
 NEAREST_KEYS = 3
 NEAREST_CUTOFF = 0.6
 
@@ -94,6 +95,7 @@ SOURCE_OPTIONS: Mapping[str, str] = {
     COMMIT_IDENTIFIER_OPTION: "the write's commit identifier (increasing per write)",
     SYSTEM_TABLE_OPTION: "read this system table of the table",
     CHECKPOINT_LOCATION_OPTION: "Spark's streaming checkpoint location",
+    LOCAL_READ_MAX_ROWS_OPTION: "read_table: most planned rows read on the driver",
     "fields": "format tables: the columns (JSON), when no .schema(...) is given",
     "partition-keys": "format tables: the partition columns",
     "format-table.implementation": "format tables: paimon or engine",
