@@ -7,6 +7,9 @@ Hypothesis profiles: ``ci`` (the default) draws the same examples on every run
 (``derandomize``), so a green suite stays green and a red one reproduces; timing checks are
 off because CI machines are small and shared. ``explore`` draws fresh random examples:
 ``HYPOTHESIS_PROFILE=explore python -m pytest``.
+
+Every Spark JVM the suite starts gets ``conformance.spark_settings.TEST_JVM_OPTIONS`` (set in
+the environment here, so the subprocess drivers and a test cluster's daemons get them too).
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from conformance.spark_settings import use_test_jvm_options
+
 _RELAXED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("ci", derandomize=True, **_RELAXED)
 settings.register_profile("explore", **_RELAXED)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+use_test_jvm_options()  # before any Spark JVM of the process or its subprocesses starts
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = PROJECT_ROOT / "fixtures"

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance.spark_settings import TEST_JVM_OPTIONS
+
 MASTER_HOST = "127.0.0.1"
 DEFAULT_WORKER_HOSTS = ("127.0.0.2", "127.0.0.3")
 WORKER_CORES = 1
@@ -26,6 +28,8 @@ WORKER_MEMORY = "1g"
 START_TIMEOUT_SECONDS = 90.0
 POLL_SECONDS = 0.5
 REGISTERED_LINE = "Registering worker"
+EXECUTOR_JVM_OPTIONS_VARIABLE = "JDK_JAVA_OPTIONS"
+"""Read by every ``java`` a daemon starts (a worker's executors inherit its environment)."""
 
 
 class ClusterUnavailable(RuntimeError):
@@ -60,6 +64,9 @@ def spark_class() -> Path:
 def start_daemon(arguments: Sequence[str], host: str, log: Path) -> subprocess.Popen[bytes]:
     """One JVM of the cluster in its own process group, bound to ``host``."""
     environment = {**os.environ, "SPARK_LOCAL_IP": host, "SPARK_NO_DAEMONIZE": "1"}
+    # The test JVM options for the daemons and, through the worker's environment, for the
+    # executors it launches.
+    environment.setdefault(EXECUTOR_JVM_OPTIONS_VARIABLE, TEST_JVM_OPTIONS)
     with log.open("wb") as out:
         return subprocess.Popen(
             [str(spark_class()), *arguments],

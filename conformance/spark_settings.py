@@ -13,11 +13,18 @@ The suite's tables hold a handful of rows, so the settings trade nothing for spe
   ``spark_impl.write_table``, each ``count()``: two jobs instead of one);
 * two shuffle partitions (the machine's two cores), UTC session time zone (timestamps compare
   the same on every machine).
+
+Every Spark JVM the suite starts (the test process's driver, the drivers of the jobs it runs as
+subprocesses, a test cluster's master, workers and executors) gets :data:`TEST_JVM_OPTIONS`
+through the environment (:func:`use_test_jvm_options`, called by ``conformance/conftest.py``):
+the JVMs of the suite live seconds to minutes on tiny data, so the C2 compiler's work never
+pays back and on two shared cores it takes CPU from the tests.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 TEST_SESSION_CONFIG: Mapping[str, str] = {
@@ -27,6 +34,22 @@ TEST_SESSION_CONFIG: Mapping[str, str] = {
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.adaptive.enabled": "false",
 }
+
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+"""The C1 compiler only (``TieredStopAtLevel=1``: no C2 compile threads, the JIT's work for a
+JVM that lives seconds) and the serial collector (no concurrent GC threads for heaps this
+small)."""
+JVM_OPTION_VARIABLES = ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS")
+"""Where Spark's launcher takes extra JVM options: every ``spark-submit`` (so every PySpark
+driver) and the standalone master and worker daemons."""
+
+
+def use_test_jvm_options(environ: MutableMapping[str, str] = os.environ) -> None:
+    """Put :data:`TEST_JVM_OPTIONS` in ``environ`` for every variable of
+    :data:`JVM_OPTION_VARIABLES` the environment does not set already (a value given by the
+    caller wins)."""
+    for variable in JVM_OPTION_VARIABLES:
+        environ.setdefault(variable, TEST_JVM_OPTIONS)
 
 
 def session_builder(master: str, app_name: str, **overrides: str) -> Any:

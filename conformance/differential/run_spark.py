@@ -142,15 +142,19 @@ class Outcome:
 # --------------------------------------------------------------------------------------------
 
 
-SPARK_MASTER = "local[1]"
+SPARK_MASTER = "local[2]"
 SPARK_OVERRIDES = {"spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1"}
-"""One core, one shuffle partition, over the suite's settings (``conformance.spark_settings``):
-the workloads are tiny, so fewer tasks is faster."""
+"""One shuffle partition and a default parallelism of one, over the suite's settings
+(``conformance.spark_settings``): the workloads are tiny, so fewer tasks is faster. The master
+is the suite's ``local[2]`` (the machine's two cores), not ``local[1]``: one pytest process
+holds one SparkContext and the differentials build it first, so a ``local[1]`` here ran every
+later Spark test of the process on one core; the task count is set by the partitions above,
+the cores only let a union read's or a compaction's tasks run two at a time."""
 
 
 @functools.cache
 def spark_session() -> Any:
-    """One local SparkSession for the process (one core, one shuffle partition, the suite's
+    """One local SparkSession for the process (two cores, one shuffle partition, the suite's
     settings: UI off, UTC, no adaptive execution) with ``paimon`` registered; ``getOrCreate``
     reuses a session the process already has."""
     import spark_impl  # noqa: PLC0415

@@ -4,7 +4,7 @@ Hypothesis draws workloads (``spark_workloads.spark_workloads``: schema with sev
 partitioning, bucket mode, merge engine and its options, sequence / row-kind fields, changelog
 producer, deletion vectors, writes of every row kind, compactions, overwrites, and the Spark
 write route of each write). The reference writes each into one table, spark_impl (through its
-public API in one shared local[1] SparkSession) into another, and ``run_spark.run_workload``
+public API in one shared local[2] SparkSession) into another, and ``run_spark.run_workload``
 compares refusals, snapshot ids, rows at every snapshot read by both readers, the structure of
 every snapshot (files, levels, sequence ranges, bucket of every key, deletion vectors, changelog
 files, hash index), ``audit_log`` per step, and (every ``STREAM_EVERY``-th workload) the
