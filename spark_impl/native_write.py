@@ -30,9 +30,11 @@ Rules:
    names and cast to its types. A column the frame already declares with the table's type
    is not cast, and one it declares non-nullable with that type is not checked (Spark folds
    both away).
-3. Spark writes the rows into a staging directory under the table root, split by partition
-   and bucket (``partitionBy`` on copies of the partition columns and the bucket, so the data
-   files keep every table column as Paimon's do). Each file is then renamed into its
+3. Spark writes the rows into a staging directory under the table root (the table's codec,
+   zstd at the level Java hands parquet-mr: ``file.compression.zstd-level``, default 1, not
+   Spark's 3; :func:`parquet_write_options`), split by partition and bucket (``partitionBy``
+   on copies of the partition columns and the bucket, so the data files keep every table
+   column as Paimon's do). Each file is then renamed into its
    ``<partition>/bucket-<n>/`` directory with a Paimon data file name
    (``layout.data_file_name``).
 4. Each file's ``DataFileMeta`` comes from its Parquet footer (Java
@@ -64,7 +66,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from reference import layout
-from reference.errors import SpecViolation, UnsupportedFeature
+from reference.errors import InvalidOptionError, SpecViolation, UnsupportedFeature
 from reference.io import LOCAL_SCHEMES, FileIO, file_io_for, split_scheme
 from reference.spec import types as t
 from reference.spec.binary_row import SERIALIZED_EMPTY_ROW, serialize_binary_row
@@ -78,7 +80,7 @@ from reference.spec.column_stats import (
 from reference.spec.commit_message import CommitMessage, DataIncrement
 from reference.spec.data import Timestamp
 from reference.spec.data_file import DataFileMeta, FileSource
-from reference.spec.file_format import arrow_to_rows
+from reference.spec.file_format import ZSTD_LEVEL_KEY, arrow_to_rows
 from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema
 from reference.spec.stats import EMPTY_STATS
@@ -105,6 +107,8 @@ SIMPLE_ROOTS = frozenset(
         t.TypeRoot.DATE,
     }
 )
+PARQUET_ZSTD_LEVEL_KEY = "parquet.compression.codec.zstd.level"
+"""parquet-mr's zstd level setting (its default 3 is what Spark's writer uses when not told)."""
 MIN_TIMESTAMP_PRECISION = 4
 MAX_TIMESTAMP_PRECISION = 6
 PARTITION_COPY_PREFIX = "__paimon_partition_"
@@ -272,8 +276,7 @@ def stage(frame: Any, staging: str, schema: TableSchema) -> None:
         if BUCKET_DIR_COLUMN in frame.columns:
             frame = frame.drop(BUCKET_DIR_COLUMN)
         split_columns, staging = [], f"{staging}/{BUCKET_DIR_COLUMN}=0"
-    codec = NATIVE_CODECS[schema.core_options.file_compression.lower()]
-    writer = frame.write.mode("overwrite").option("compression", codec)
+    writer = frame.write.mode("overwrite").options(**parquet_write_options(schema))
     # No shuffle: each task writes its rows into the directories of the partitions and buckets
     # it holds (Spark sorts within the task), as df.write.parquet does.
     try:
@@ -283,6 +286,21 @@ def stage(frame: Any, staging: str, schema: TableSchema) -> None:
         if found is None:
             raise
         raise SpecViolation(found.group(0), code="NULL_IN_NOT_NULL_COLUMN") from None
+
+
+def parquet_write_options(schema: TableSchema) -> dict[str, str]:
+    """Rule 3: the options of Spark's Parquet writer: the table's codec and its zstd level as
+    Java ``ParquetFileFormat.getParquetConfiguration`` (0.9) hands it to parquet-mr: the
+    table's ``parquet.compression.codec.zstd.level`` when set, else
+    ``file.compression.zstd-level`` (default 1; left to Spark, parquet-mr would use 3)."""
+    settings = {"compression": NATIVE_CODECS[schema.core_options.file_compression.lower()]}
+    text = schema.options.get(PARQUET_ZSTD_LEVEL_KEY)
+    try:
+        level = int(schema.core_options.get(ZSTD_LEVEL_KEY) if text is None else text)
+    except ValueError:
+        raise InvalidOptionError(PARQUET_ZSTD_LEVEL_KEY, text, "must be an integer") from None
+    settings[PARQUET_ZSTD_LEVEL_KEY] = str(level)
+    return settings
 
 
 @dataclass(frozen=True)

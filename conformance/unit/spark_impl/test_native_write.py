@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from reference.errors import SpecViolation
+from reference.errors import InvalidOptionError, SpecViolation
 from reference.io import LocalFileIO
 from reference.spec import types as t
 from reference.spec.column_stats import ColumnStats
@@ -27,6 +27,7 @@ from spark_impl.native_write import (
     java_read_bounds,
     native_input_refusal,
     native_write_refusal,
+    parquet_write_options,
 )
 
 IO = LocalFileIO()
@@ -135,6 +136,24 @@ def test_float_bounds_as_java_reads_them() -> None:
         None, None, 0
     )
     assert java_read_bounds(ColumnStats(0, 5, 0), t.IntType()) == ColumnStats(0, 5, 0)
+
+
+def test_zstd_level_as_java_hands_it_to_parquet() -> None:
+    """Java 0.9's ``ParquetFileFormat`` gives parquet-mr ``file.compression.zstd-level``
+    (default 1) unless the table sets ``parquet.compression.codec.zstd.level`` itself; Spark's
+    writer, left alone, would compress at parquet-mr's 3."""
+    plain = [t.DataField(0, "k", t.IntType())]
+    level = "parquet.compression.codec.zstd.level"
+
+    def options_of(options: dict[str, str]) -> dict[str, str]:
+        return parquet_write_options(schema_of(plain, {"bucket": "-1", **options}))
+
+    assert options_of({}) == {"compression": "zstd", level: "1"}
+    assert options_of({"file.compression.zstd-level": "9"})[level] == "9"
+    assert options_of({"file.compression.zstd-level": "9", level: "5"})[level] == "5"
+    assert options_of({"file.compression": "SNAPPY"})["compression"] == "snappy"
+    with pytest.raises(InvalidOptionError, match=level):
+        options_of({level: "high"})
 
 
 def test_which_calls_are_written_natively() -> None:
@@ -267,3 +286,24 @@ def test_frames_in_other_types_and_orders(spark: Any, tmp_path: Path) -> None:
     assert write_table(as_is, root) is not None
     rows = Counter(tuple(r) for _, r in Table.open(IO, root).read().rows)
     assert rows == Counter((i, Decimal(i) / 4, f"s{i}") for i in range(9))
+
+
+@pytest.mark.spark
+def test_zstd_level_reaches_the_files(spark: Any, tmp_path: Path) -> None:
+    """The table's zstd level is the one the files are compressed at: the same rows make a
+    smaller file at ``file.compression.zstd-level`` 19 than at the default 1, and both read
+    back as written."""
+    from spark_impl.native_write import write_table  # noqa: PLC0415
+
+    sizes = {}
+    fields = (t.DataField(0, "k", t.BigIntType()), t.DataField(1, "v", t.VarCharType(t.MAX_LENGTH)))
+    for level in ("1", "19"):
+        root = str(tmp_path / f"level-{level}")
+        options = {"bucket": "-1", "file.compression.zstd-level": level}
+        Table.create(IO, root, fields, options=options)
+        frame = spark.range(0, 20000, 1, 1).selectExpr("id AS k", "concat('v-', id % 997) AS v")
+        assert write_table(frame, root) is not None
+        rows = Counter(tuple(r) for _, r in Table.open(IO, root).read().rows)
+        assert rows == Counter((i, f"v-{i % 997}") for i in range(20000))
+        sizes[level] = sum(p.stat().st_size for p in Path(root).glob("bucket-0/*.parquet"))
+    assert sizes["19"] < sizes["1"], sizes
