@@ -19,8 +19,10 @@ and a scan stage, more than reading them. Rules of :func:`read_plan_locally`:
    primary-key splits, deletion vectors, schema evolution, default values, data evolution; for
    append tables the files' indexes may leave rows out (Java ``FileIndexEvaluator``: an index
    never rules out a matching row), so what is read is a superset of the matching rows. The
-   rows become one ``spark.createDataFrame(<Arrow table>, <schema>)`` (a ``LocalRelation``
-   under ``spark.sql.execution.arrow.localRelationThreshold``): no file scan, no scan task.
+   rows are narrowed by the plan's predicate where pyarrow and Spark agree exactly
+   (:func:`narrow_rows`), then become one ``spark.createDataFrame(<Arrow table>, <schema>)``
+   (a ``LocalRelation`` under ``spark.sql.execution.arrow.localRelationThreshold``): no file
+   scan, no scan task.
 4. *The answer.* :func:`spark_impl.native_read.read_table` applies the filters as Spark
    conditions on top, as it does on the hybrid read, so the answer is the same rows. The rows
    are read when the DataFrame is built: it is the snapshot planned, later commits unseen.
@@ -32,10 +34,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from reference.errors import InvalidOptionError
 from reference.io import file_io_for
 from reference.spec import types as t
+from reference.spec.predicate import And, Leaf, Predicate, PredicateOp
 from reference.spec.schema import TableSchema, decode_schema
 from spark_impl.options import LOCAL_READ_MAX_ROWS_OPTION
 from spark_impl.plan import ReadPlan
@@ -50,6 +54,10 @@ LOCAL_ROOTS = (
     t.NUMERIC_ROOTS | t.CHARACTER_ROOTS | t.BINARY_ROOTS | {t.TypeRoot.BOOLEAN, t.TypeRoot.DATE}
 )
 """Rule 2: column types the local read takes (timestamps, times and nested types decline)."""
+NARROWING_ROOTS = t.INTEGER_ROOTS | {t.TypeRoot.VARCHAR}
+"""Rule 3: columns whose equality is the same in pyarrow and Spark (integers; strings by their
+bytes, Spark's default ``UTF8_BINARY`` collation; not CHAR, which Spark may pad)."""
+NARROWING_OPS = frozenset({PredicateOp.EQUAL, PredicateOp.IN})
 
 
 def local_read_max_rows(options: Mapping[str, str]) -> int:
@@ -76,6 +84,34 @@ def is_plan_local(plan: ReadPlan, schema: TableSchema, max_rows: int) -> bool:
     return all(f.type.root in LOCAL_ROOTS for f in schema.fields)
 
 
+def find_narrowing_leaves(predicate: Predicate, schema: TableSchema) -> list[Leaf]:
+    """Rule 3: the top-level conjuncts ``column = value`` / ``column IN (values)`` on a
+    :data:`NARROWING_ROOTS` column with no null value: every row of Spark's answer passes each
+    of them, so keeping only the rows that pass them keeps a superset of that answer."""
+    types = {f.name: f.type for f in schema.fields}
+    children = predicate.children if isinstance(predicate, And) else (predicate,)
+    return [
+        leaf
+        for leaf in children
+        if isinstance(leaf, Leaf)
+        and leaf.op in NARROWING_OPS
+        and leaf.field in types
+        and types[leaf.field].root in NARROWING_ROOTS
+        and leaf.literals
+        and all(value is not None for value in leaf.literals)
+    ]
+
+
+def narrow_rows(rows: pa.Table, predicate: Predicate, schema: TableSchema) -> pa.Table:
+    """Rule 3: the rows passing :func:`find_narrowing_leaves` (a null never passes, as a
+    null compared in SQL is not true)."""
+    for leaf in find_narrowing_leaves(predicate, schema):
+        column = rows.column(leaf.field)
+        values = pa.array(list(leaf.literals), type=column.type)
+        rows = rows.filter(pc.is_in(column, value_set=values))
+    return rows
+
+
 def read_plan_locally(spark: Any, plan: ReadPlan, options: Mapping[str, str]) -> Any | None:
     """Rules 1-3: the plan's rows as a local DataFrame in the read schema, or ``None`` when the
     plan is not read locally (no filter, too large, a declined type)."""
@@ -97,4 +133,4 @@ def read_plan_locally(spark: Any, plan: ReadPlan, options: Mapping[str, str]) ->
         for split in plan.splits
     ]
     rows = pa.concat_tables(tables) if tables else arrow_schema.empty_table()
-    return spark.createDataFrame(rows, spark_schema)
+    return spark.createDataFrame(narrow_rows(rows, plan.predicate, schema), spark_schema)

@@ -47,6 +47,9 @@ Rules of :func:`read_table`:
    ``MAP<STRING, ARRAY<BIGINT>>`` and tests the bit of ``_metadata.row_index``
    (:func:`is_kept_row`): no join, no broadcast, and files without a vector pay nothing.
    A vector deleting no row is ignored; a file whose vector deletes every row is not read.
+   A file with a vector must hold its meta's ``row_count`` rows (:func:`check_row_count`,
+   one footer read on the driver): a longer or shorter file is refused, never read with its
+   vector shifted or cut.
 6. The other splits are read by :func:`spark_impl.read.read_split` in ``mapInArrow`` tasks, one
    task per split, and the two parts are unioned.
 """
@@ -62,7 +65,8 @@ import numpy as np
 import pyarrow as pa
 
 from reference import layout
-from reference.io import LOCAL_SCHEMES, file_io_for, split_scheme
+from reference.errors import SpecViolation, naming_file
+from reference.io import LOCAL_SCHEMES, file_io_for, local_os_path, split_scheme
 from reference.spec import types as t
 from reference.spec.data import RowKind
 from reference.spec.data_file import VALUE_KIND_FIELD
@@ -255,6 +259,27 @@ def compute_deleted_words(positions: np.ndarray, row_count: int) -> np.ndarray:
     return np.packbits(marks, bitorder="little").view("<i8").astype(np.int64)
 
 
+def check_row_count(ref: DataFileRef) -> None:
+    """Rule 5: a Parquet file with a vector holds exactly its meta's ``row_count`` rows (its
+    footer says so), else :class:`~reference.errors.SpecViolation` ``FILE_META_INVALID``
+    naming the file: the vector's positions count the file's rows (Java
+    ``ApplyDeletionVectorReader``), and the bitmap covers ``row_count`` rows, so a longer file
+    would have rows kept or dropped by a bit no vector set (the reference's check of a
+    file's rows against its meta, ``reference.store.read``). One footer read per file with
+    a vector, on the driver."""
+    import pyarrow.parquet as pq  # noqa: PLC0415 (one footer, only for files with a vector)
+
+    with naming_file(ref.path):
+        rows = pq.read_metadata(local_os_path(ref.path)).num_rows
+    if rows != ref.row_count:
+        raise SpecViolation(
+            f"{rows} rows, its data file meta says {ref.row_count} (its deletion vector "
+            "counts positions in the file)",
+            path=ref.path,
+            code="FILE_META_INVALID",
+        )
+
+
 def is_every_row_deleted(positions: np.ndarray, row_count: int) -> bool:
     """Rule 5: whether ascending, distinct ``positions`` cover rows ``0 .. row_count - 1``."""
     return int(np.searchsorted(positions, row_count)) >= row_count
@@ -294,7 +319,9 @@ def plan_native_scans(
             positions = read_deleted_positions(file_io, ref.deletion, cache)
         if positions.size == 0:
             plain.setdefault(key, NativeScan(*key)).paths.append(ref.path)
-        elif not is_every_row_deleted(positions, ref.row_count):
+            continue
+        check_row_count(ref)
+        if not is_every_row_deleted(positions, ref.row_count):
             scans = vectored.setdefault(key, [])
             if not scans or not scans[-1].accepts_vector(name):
                 scans.append(NativeScan(*key))
@@ -317,8 +344,7 @@ def is_kept_row(bitmaps: Mapping[str, np.ndarray]) -> Any:
     """Rule 5: whether the row's bit (``_metadata.row_index``) is clear in its file's bitmap,
     found by ``_metadata.file_name``: a Spark condition, so the scan's own generated code
     drops deleted rows (no join, no shuffle, no broadcast). The bitmap covers the file's
-    ``row_count`` rows; a row beyond it (a file longer than its meta says) fails the query
-    under ANSI mode (``element_at``'s index error) rather than being dropped."""
+    ``row_count`` rows, which :func:`check_row_count` has checked against the footer."""
     from pyspark.sql import functions as F  # noqa: PLC0415
 
     row_index = F.col("_metadata.row_index")
@@ -423,12 +449,12 @@ def read_table(spark: Any, path: str, filters: Sequence[FilterTuple] = (), **opt
     file_io = file_io_for(root, options)
     travel = parse_travel(options)
     predicate = None
+    resolved = resolve_read_schema(file_io, root, travel or TimeTravel())
     if filters:
-        schema = decode_schema(resolve_read_schema(file_io, root, travel or TimeTravel())[1])
-        types = {f.name: f.type for f in schema.fields}
+        types = {f.name: f.type for f in decode_schema(resolved[1]).fields}
         filters = [check_filter(item, types) for item in filters]
         predicate = to_read_predicate(filters, types)
-    main = plan_read(file_io, root, travel, predicate=predicate)
+    main = plan_read(file_io, root, travel, predicate=predicate, resolved=resolved)
     frames = []
     for plan in plan_with_fallback(file_io, root, travel, main):
         local = read_plan_locally(spark, plan, options)  # spark_impl.local_read

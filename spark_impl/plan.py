@@ -549,10 +549,15 @@ def plan_read(
     travel: TimeTravel = LATEST,
     *,
     predicate: Predicate | None = None,
+    resolved: tuple[Snapshot | None, str] | None = None,
 ) -> ReadPlan:
-    """Steps 1-5: the splits a batch read must read (``predicate`` only prunes)."""
+    """Steps 1-5: the splits a batch read must read (``predicate`` only prunes); ``resolved``:
+    steps 1 and 2 already done by the caller (:func:`resolve_read_schema`), so that the
+    snapshot a filter was checked against is the one planned and is not resolved twice."""
     table_root = table_root.rstrip("/")
-    snapshot, schema_json = resolve_read_schema(file_io, table_root, travel or TimeTravel())
+    if resolved is None:
+        resolved = resolve_read_schema(file_io, table_root, travel or TimeTravel())
+    snapshot, schema_json = resolved
     schema = decode_schema(schema_json)
     if snapshot is None:
         return ReadPlan(table_root, None, schema_json, {}, ())

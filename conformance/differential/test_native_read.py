@@ -24,6 +24,7 @@ from conformance.differential.workloads import Change
 from conformance.engines.base import arrow_to_changes
 from conformance.unit.reference.store.commit_helpers import Record, message, pk_file
 from reference import layout
+from reference.errors import SpecViolation
 from reference.io import LocalFileIO
 from reference.spec import types as t
 from reference.spec.data import RowKind, Timestamp
@@ -36,6 +37,7 @@ from reference.spec.manifest import DeletionVectorMeta, IndexFileMeta
 from reference.spec.predicate import Leaf, PredicateOp
 from reference.spec.schema import AddColumn, RenameColumn, UpdateColumnType
 from reference.table import Table
+from spark_impl.options import LOCAL_READ_MAX_ROWS_OPTION
 
 pytestmark = pytest.mark.spark
 
@@ -284,6 +286,34 @@ def test_retract_rule_and_vector_edges_stated_rows(spark: Any, tmp_path: Path) -
     assert len(df.inputFiles()) == 3
 
 
+def test_vector_of_one_row_and_a_file_longer_than_its_meta(spark: Any, tmp_path: Path) -> None:
+    """Rule 5 with stated rows: a vector deleting one row (the file's last, then also its
+    first) keeps the others; once the file is replaced by a longer one (its first 30 rows
+    appended again), read_table refuses it, naming the file, rather than keeping or dropping
+    the rows its bitmap does not cover."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    import spark_impl  # noqa: PLC0415
+
+    root = str(tmp_path / "t")
+    fields = (t.DataField(0, "k", t.IntType(nullable=False)), t.DataField(1, "v", t.IntType()))
+    options = {"bucket": "-1", "deletion-vectors.enabled": "true"}
+    table = Table.create(IO, root, fields, options=options)
+    table.write_and_commit([(k, -k) for k in range(100)])
+    table.delete(Leaf(PredicateOp.EQUAL, "k", (99,)))
+    assert sorted(row.k for row in spark_impl.read_table(spark, root).collect()) == [*range(99)]
+    table.delete(Leaf(PredicateOp.EQUAL, "k", (0,)))
+    assert sorted(row.k for row in spark_impl.read_table(spark, root).collect()) == [*range(1, 99)]
+    (data,) = Path(root, "bucket-0").glob("*.parquet")
+    rows = pq.read_table(data)
+    pq.write_table(pa.concat_tables([rows, rows.slice(0, 30)]), data)
+    with pytest.raises(SpecViolation, match="130 rows, its data file meta says 100") as error:
+        spark_impl.read_table(spark, root)
+    assert error.value.code == "FILE_META_INVALID"
+    assert str(error.value.path).endswith(data.name)
+
+
 FILTERS: list[tuple[str, Callable[[tuple[Any, ...]], bool]]] = [
     ("dt = 'a'", lambda row: row[2] == "a"),
     ("k > 10", lambda row: row[0] > 10),
@@ -404,7 +434,8 @@ def test_read_table_filters_prune_files(spark: Any, tmp_path: Path) -> None:
     table = Table.create(IO, root, KV_FIELDS, options={"bucket": "-1"})
     for start in (0, 100, 200):
         table.write_and_commit([(k, f"v{k}", "a") for k in range(start, start + 50)])
-    df = spark_impl.read_table(spark, root, [("k", "=", 120)])
+    hybrid = {LOCAL_READ_MAX_ROWS_OPTION: "0"}  # the hybrid read (not spark_impl.local_read)
+    df = spark_impl.read_table(spark, root, [("k", "=", 120)], **hybrid)
     assert [tuple(r) for r in df.collect()] == [(120, "v120", "a")]
     assert len(df.inputFiles()) == 1
     assert len(spark_impl.read_table(spark, root).inputFiles()) == 3

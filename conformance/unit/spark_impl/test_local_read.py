@@ -131,3 +131,26 @@ def test_bad_threshold_is_refused(spark: Any, tmp_path: Path) -> None:
     Table.create(IO, root, FIELDS, options={"bucket": "-1"}).write_and_commit([(1, "a")])
     with pytest.raises(InvalidOptionError, match=LOCAL_READ_MAX_ROWS_OPTION):
         spark_impl.read_table(spark, root, [("k", "=", 1)], **{LOCAL_READ_MAX_ROWS_OPTION: "-1"})
+
+
+def test_narrowing_keeps_a_superset_of_the_answer() -> None:
+    """Rule 3 without Spark: equality and IN on integer and VARCHAR columns narrow (a null never
+    passes); a CHAR column, a range and a null literal leave the rows as they are."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    from reference.spec.predicate import And, Leaf, PredicateOp  # noqa: PLC0415
+    from reference.spec.schema import TableSchema  # noqa: PLC0415
+    from spark_impl.local_read import narrow_rows  # noqa: PLC0415
+
+    fields = (*FIELDS, t.DataField(2, "c", t.CharType(3)))
+    schema = TableSchema(3, 0, fields, 2, (), (), {})
+    rows = pa.table(
+        {"k": [1, 2, 3, None], "v": ["a", "b", None, "a"], "c": ["x  ", "y  ", "x", "z"]}
+    )
+    equal_v = Leaf(PredicateOp.EQUAL, "v", ("a",))
+    in_k = Leaf(PredicateOp.IN, "k", (1, 3))
+    assert narrow_rows(rows, equal_v, schema).column("k").to_pylist() == [1, None]
+    assert narrow_rows(rows, And((equal_v, in_k)), schema).column("k").to_pylist() == [1]
+    kept = [Leaf(PredicateOp.EQUAL, "c", ("x",)), Leaf(PredicateOp.LESS_THAN, "k", (2,))]
+    kept.append(Leaf(PredicateOp.IN, "v", ("a", None)))
+    assert narrow_rows(rows, And(tuple(kept)), schema).num_rows == rows.num_rows
