@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from reference.errors import SpecViolation
 from reference.spec import types as t
 from reference.spec.deletion_vector import build_deletion_vector, encode_deletion_vector_file
 from reference.spec.schema import TableSchema
@@ -149,9 +152,9 @@ def test_retract_rule(
 def vector_refs(
     tmp_path: Path, row_count: int, vectors: dict[str, Sequence[int] | None]
 ) -> list[DataFileRef]:
-    """Data files of ``row_count`` rows named by ``vectors``' keys (a ``/`` puts one in another
-    bucket), each with a deletion vector of the positions given (None: no vector), all in one
-    index file written by the reference's encoder."""
+    """Parquet files of ``row_count`` rows named by ``vectors``' keys (a ``/`` puts one in
+    another bucket), each with a deletion vector of the positions given (None: no vector),
+    all in one index file written by the reference's encoder."""
     encoded = {
         name.rsplit("/", 1)[-1]: build_deletion_vector(positions)
         for name, positions in vectors.items()
@@ -165,8 +168,10 @@ def vector_refs(
     for name, positions in vectors.items():
         directory, _, file_name = name.rpartition("/")
         deletion = found[file_name] if positions is not None else None
-        path = f"/t/{directory or 'bucket-0'}/{file_name}"
-        refs.append(DataFileRef(path, 0, 5, row_count, 0, deletion, delete_row_count=0))
+        path = tmp_path / (directory or "bucket-0") / file_name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.table({"k": pa.array(range(row_count), pa.int32())}), path)
+        refs.append(DataFileRef(str(path), 0, 5, row_count, 0, deletion, delete_row_count=0))
     return refs
 
 
@@ -223,3 +228,30 @@ def test_scans_by_retract_rule(tmp_path: Path) -> None:
         (False, ["a.parquet"]),
         (True, ["b.parquet", "c.parquet"]),
     ]
+
+
+@pytest.mark.parametrize("written", [101, 99])
+def test_file_rows_other_than_its_meta_says_are_refused(tmp_path: Path, written: int) -> None:
+    """Rule 5: a file with a vector whose footer holds more (or fewer) rows than its meta's
+    row_count is refused, naming the file: its bitmap covers row_count rows, so the extra
+    rows would be kept or dropped by bits no vector set. Files without a vector, or whose
+    vector deletes nothing, are not checked (no position to misplace)."""
+    refs = vector_refs(tmp_path, 100, {"a.parquet": [0, 99], "b.parquet": [], "c.parquet": None})
+    pq.write_table(pa.table({"k": pa.array(range(written), pa.int32())}), refs[0].path)
+    for other in refs[1:]:
+        pq.write_table(pa.table({"k": pa.array(range(written), pa.int32())}), other.path)
+    assert len(plan_native_scans(refs[1:], schema_of({}, ()), {})) == 1
+    with pytest.raises(SpecViolation, match=f"{written} rows, its data file meta says 100") as e:
+        plan_native_scans(refs, schema_of({}, ()), {})
+    assert e.value.code == "FILE_META_INVALID"
+    assert e.value.path == refs[0].path
+
+
+def test_vector_deleting_every_row_checked_too(tmp_path: Path) -> None:
+    """Rule 5: a file whose vector deletes every row is not read, but a footer longer than
+    its meta still fails (the rows past row_count were never deleted)."""
+    refs = vector_refs(tmp_path, 10, {"a.parquet": list(range(10))})
+    assert plan_native_scans(refs, schema_of({}, ()), {}) == []
+    pq.write_table(pa.table({"k": pa.array(range(12), pa.int32())}), refs[0].path)
+    with pytest.raises(SpecViolation, match="12 rows"):
+        plan_native_scans(refs, schema_of({}, ()), {})
