@@ -46,8 +46,10 @@ from spark_impl.plan import ReadPlan
 from spark_impl.read import read_split
 from spark_impl.spark_types import to_spark_arrow_schema, to_spark_batch, to_spark_schema
 
-LOCAL_READ_MAX_ROWS = 65536
-"""Rule 1: the default of ``read.local.max-rows``, the planned rows a local read may hold."""
+LOCAL_READ_MAX_ROWS = 262144
+"""Rule 1: the default of ``read.local.max-rows``, the planned rows a local read may hold: a
+few files of a point query (W5's files hold 33k rows, and a bloom filter's false positive
+plans a second one), read on the driver in a few tens of milliseconds, less than a scan job."""
 LOCAL_READ_MAX_BYTES = 32 * 1024 * 1024
 """Rule 1: the planned files' bytes a local read may hold (the driver reads them)."""
 LOCAL_ROOTS = (
