@@ -30,9 +30,10 @@ and a scan stage, more than reading them. Rules of :func:`read_plan_locally`:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -109,9 +110,18 @@ def narrow_rows(rows: pa.Table, predicate: Predicate, schema: TableSchema) -> pa
     null compared in SQL is not true)."""
     for leaf in find_narrowing_leaves(predicate, schema):
         column = rows.column(leaf.field)
-        values = pa.array(list(leaf.literals), type=column.type)
+        values = compute_value_set(leaf.literals, column.type)
         rows = rows.filter(pc.is_in(column, value_set=values))
     return rows
+
+
+def compute_value_set(literals: Sequence[Any], arrow_type: pa.DataType) -> pa.Array:
+    """Rule 3: the literals as values of the column's Arrow type; an integer outside the
+    column's range matches no row (Spark compares it exactly, after widening the column)."""
+    if pa.types.is_integer(arrow_type):
+        bounds = np.iinfo(arrow_type.to_pandas_dtype())
+        literals = [v for v in literals if bounds.min <= v <= bounds.max]
+    return pa.array(list(literals), type=arrow_type)
 
 
 def read_plan_locally(spark: Any, plan: ReadPlan, options: Mapping[str, str]) -> Any | None:

@@ -144,13 +144,14 @@ def test_narrowing_keeps_a_superset_of_the_answer() -> None:
 
     fields = (*FIELDS, t.DataField(2, "c", t.CharType(3)))
     schema = TableSchema(3, 0, fields, 2, (), (), {})
-    rows = pa.table(
-        {"k": [1, 2, 3, None], "v": ["a", "b", None, "a"], "c": ["x  ", "y  ", "x", "z"]}
-    )
+    k = pa.array([1, 2, 3, None], pa.int32())  # Spark's Arrow type of an INT column
+    rows = pa.table({"k": k, "v": ["a", "b", None, "a"], "c": ["x  ", "y  ", "x", "z"]})
     equal_v = Leaf(PredicateOp.EQUAL, "v", ("a",))
     in_k = Leaf(PredicateOp.IN, "k", (1, 3))
     assert narrow_rows(rows, equal_v, schema).column("k").to_pylist() == [1, None]
     assert narrow_rows(rows, And((equal_v, in_k)), schema).column("k").to_pylist() == [1]
+    beyond_int = Leaf(PredicateOp.IN, "k", (2**40, 3))  # matches no INT value, not an error
+    assert narrow_rows(rows, beyond_int, schema).column("k").to_pylist() == [3]
     kept = [Leaf(PredicateOp.EQUAL, "c", ("x",)), Leaf(PredicateOp.LESS_THAN, "k", (2,))]
     kept.append(Leaf(PredicateOp.IN, "v", ("a", None)))
     assert narrow_rows(rows, And(tuple(kept)), schema).num_rows == rows.num_rows
