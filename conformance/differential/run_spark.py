@@ -1,6 +1,7 @@
 """Apply a workload to spark_impl and to the reference, and compare everything they made.
 
-spark_impl is driven only through its public API: ``spark_impl.write_table`` or
+spark_impl is driven only through its public API: ``spark_impl.write_table`` (an append
+table's insert-only write without ``_ROW_KIND``, so the native append route is met) or
 ``df.write.format("paimon")`` for a write (``mode("overwrite")`` for an overwrite),
 ``spark_impl.jobs.compact`` for a compaction, ``spark.read.format("paimon")`` with
 ``snapshot-id`` for reads, ``spark_impl.read_stream`` for the changes. spark_impl has no
@@ -173,6 +174,16 @@ def to_frame(spark: Any, spec: TableSpec, write: Write) -> Any:
     return spark.createDataFrame(table.append_column(ROW_KIND_COLUMN, kinds)).coalesce(1)
 
 
+def with_kinds_if_needed(frame: Any, spec: TableSpec, write: Write) -> Any:
+    """``frame`` without its ``_ROW_KIND`` column when the write is only inserts into an
+    append table: the call a user makes, which ``spark_impl.write_table`` sends to Spark's
+    own Parquet writer where :mod:`spark_impl.native_write` accepts the table (so the
+    native append route meets the reference here too)."""
+    if spec.primary_keys or any(kind.short_string != "+I" for kind, _ in write.changes):
+        return frame
+    return frame.drop(ROW_KIND_COLUMN)
+
+
 class SparkRunner:
     """One table written by spark_impl at ``root`` (created by the reference).
 
@@ -202,7 +213,9 @@ class SparkRunner:
             if route is WriteRoute.PLAIN:
                 frame.write.format("paimon").mode(mode).save(self.root)
             else:
-                spark_impl.write_table(frame, self.root, mode=mode)
+                spark_impl.write_table(
+                    with_kinds_if_needed(frame, self.spec, step), self.root, mode=mode
+                )
             if self.compact_after_write:
                 jobs.compact(self.spark, self.root, full=True)
         elif isinstance(step, Compact):
