@@ -80,7 +80,7 @@ from reference.spec.column_stats import (
 from reference.spec.commit_message import CommitMessage, DataIncrement
 from reference.spec.data import Timestamp
 from reference.spec.data_file import DataFileMeta, FileSource
-from reference.spec.file_format import ZSTD_LEVEL_KEY, arrow_to_rows
+from reference.spec.file_format import PARQUET_ZSTD_LEVEL_KEY, ZSTD_LEVEL_KEY, arrow_to_rows
 from reference.spec.row_tracking import is_data_evolution_enabled
 from reference.spec.schema import TableSchema
 from reference.spec.stats import EMPTY_STATS
@@ -107,8 +107,6 @@ SIMPLE_ROOTS = frozenset(
         t.TypeRoot.DATE,
     }
 )
-PARQUET_ZSTD_LEVEL_KEY = "parquet.compression.codec.zstd.level"
-"""parquet-mr's zstd level setting (its default 3 is what Spark's writer uses when not told)."""
 MIN_TIMESTAMP_PRECISION = 4
 MAX_TIMESTAMP_PRECISION = 6
 PARTITION_COPY_PREFIX = "__paimon_partition_"

@@ -162,6 +162,9 @@ DEFAULT_FILE_COMPRESSION = "zstd"
 DEFAULT_ZSTD_LEVEL = 1
 FILE_COMPRESSION_KEY = "file.compression"
 ZSTD_LEVEL_KEY = "file.compression.zstd-level"
+PARQUET_ZSTD_LEVEL_KEY = "parquet.compression.codec.zstd.level"
+"""parquet-mr's zstd level: a table option Java 0.9's ``ParquetFileFormat`` hands to parquet-mr
+in place of :data:`ZSTD_LEVEL_KEY` when the table sets it."""
 
 UTC = "UTC"
 EPOCH_DATETIME_UTC = EPOCH_DATETIME.replace(tzinfo=datetime.timezone.utc)
